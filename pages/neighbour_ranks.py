@@ -1,0 +1,160 @@
+"""Page "Neighbour ranks": where do the mechanism's outputs land among the word's neighbours?"""
+import io
+import json
+
+import numpy as np
+import streamlit as st
+
+import ui
+from privlib import figures
+from privlib.experiments import epsilon_sweep, rank_experiment
+from privlib.mechanisms import MultivariateLaplace
+
+#: Words offered in the type-ahead list (the most frequent ones); any other vocabulary word can be typed.
+PICKER_WORDS = 20_000
+SAMPLE_CHOICES = [100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000]
+CURVE_EPSILONS = (0.5, 1, 2, 3, 5, 7, 10, 15, 20, 30, 50, 100)
+FIG2_EPSILONS = tuple(range(1, 31))
+
+
+@st.cache_data(show_spinner="Sampling the mechanism …", max_entries=64)
+def cached_rank_experiment(_space, space_key, word, epsilon, samples, close, seed):
+    return rank_experiment(_space, word, epsilon, samples, MultivariateLaplace(), close, rng=seed)
+
+
+@st.cache_data(show_spinner="Sampling across ε …", max_entries=32)
+def cached_word_curve(_space, space_key, word, epsilons, samples, close, seed):
+    return epsilon_sweep(_space, epsilons, [word], MultivariateLaplace(), close, rng=seed, samples_per_word=samples)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def cached_fig2(_space, space_key, n_words, epsilons, close, seed, _progress=None):
+    return epsilon_sweep(_space, epsilons, n_words, MultivariateLaplace(), close, rng=seed, progress=_progress)
+
+
+space = st.session_state["space"]
+key = ui.embedding_key(space)
+qp = st.query_params
+
+if "nr_initialised" not in st.session_state:  # a shared link sets the first view
+    st.session_state["nr_initialised"] = True
+    st.session_state["word"] = qp.get("word", "king")
+    st.session_state["epsilon"] = ui.float_param(qp.get("epsilon"), 10.0)
+
+st.title("Neighbour ranks")
+st.markdown(
+    "Pick a word and a privacy level ε. The **multivariate Laplace mechanism** adds random noise to the "
+    "word's embedding and outputs the nearest word. Is the output the word itself, one of its "
+    "close neighbours, or a far-off word? Each output is ranked among the input's neighbours "
+    "(rank 0 = the word itself, 1 = its nearest neighbour, …)."
+)
+
+words_offered = list(space.words[: min(PICKER_WORDS, len(space))])
+current = st.session_state.get("word") or "king"
+if current not in words_offered:
+    words_offered.append(current)
+
+
+def pick_random_word():
+    rng = np.random.default_rng()
+    st.session_state["word"] = space.words[int(rng.integers(min(PICKER_WORDS, len(space))))]
+
+
+controls = st.columns([3, 1.2, 2, 2], vertical_alignment="bottom")
+with controls[0]:
+    word = st.selectbox("Word", words_offered, key="word", accept_new_options=True,
+                        help=f"Type to search the {min(PICKER_WORDS, len(space)):,} most frequent words, "
+                             "or type any word of the vocabulary and press Enter.")
+with controls[1]:
+    st.button("Random word", on_click=pick_random_word,
+              help=f"A word drawn at random from the {min(PICKER_WORDS, len(space)):,} most frequent.")
+with controls[2]:
+    samples = st.select_slider("Samples", SAMPLE_CHOICES, value=2_000, key="samples",
+                               help="Number of times the mechanism is run on the word.")
+with controls[3]:
+    close = st.number_input("Close = rank 1 … K, K =", min_value=1, max_value=min(10_000, len(space) - 1),
+                            value=min(100, len(space) - 1), key="close",
+                            help="Outputs ranked 1..K are 'close neighbours' (the paper uses K = 100).")
+epsilon = ui.epsilon_slider()
+seed = int(st.session_state["seed"])
+st.query_params.update({"word": word or "", "epsilon": f"{epsilon:g}", "seed": str(seed)})
+
+if not word:
+    st.info("Type a word to start.")
+    st.stop()
+if word not in space:
+    try:
+        space.index(word)
+    except ValueError as exc:
+        st.error(str(exc))
+    st.stop()
+
+result = cached_rank_experiment(space, key, word, epsilon, samples, int(close), seed)
+se = result.standard_errors()
+
+cols = st.columns(3)
+for col, name, label in zip(cols, ("original", "close", "distant"),
+                            ("Original word (rank 0)", f"Close neighbour (rank 1–{close})", f"Distant word (rank > {close})")):
+    col.metric(label, f"{result.proportions[name]:.1%}", help=f"± {se[name]:.1%} (one standard error, {samples:,} samples)")
+
+left, right = st.columns([1, 1])
+with left:
+    st.plotly_chart(
+        figures.rank_histogram(result.ranks, len(space), int(close),
+                               title=f"Ranks of {samples:,} outputs for “{word}” at ε = {epsilon:g}"),
+        key="rank_histogram",
+    )
+with right:
+    st.markdown("**Most frequent outputs**")
+    st.dataframe(
+        [{"word": t["word"], "rank": t["rank"], "count": t["count"], "share": t["count"] / samples,
+          "distance": t["distance"], "cosine": t["cosine"]} for t in result.top],
+        column_config={"share": st.column_config.NumberColumn(format="percent"),
+                       "distance": st.column_config.NumberColumn(format="%.3f"),
+                       "cosine": st.column_config.NumberColumn("cosine similarity", format="%.3f")},
+        hide_index=True,
+    )
+    ranks, counts = result.rank_counts()
+    csv = io.StringIO()
+    csv.write("rank,count\n")
+    csv.writelines(f"{r},{c}\n" for r, c in zip(ranks, counts))
+    d1, d2 = st.columns(2)
+    d1.download_button("Ranks (CSV)", csv.getvalue(), file_name=f"ranks-{word}-eps{epsilon:g}.csv", mime="text/csv")
+    d2.download_button("Result (JSON)", json.dumps(result.to_dict(), indent=2),
+                       file_name=f"ranks-{word}-eps{epsilon:g}.json", mime="application/json")
+
+st.subheader("Across ε")
+curve_samples = 300
+curve = cached_word_curve(space, key, word, CURVE_EPSILONS, curve_samples, int(close), seed)
+sweeps = [(f"“{word}” ({curve_samples} samples per ε)", curve)]
+
+with st.expander("Average over random words (the paper's Fig. 2)", expanded="fig2" in st.session_state):
+    st.markdown(
+        "For each ε, one output for each of many words drawn uniformly from the whole vocabulary, as in "
+        "the paper. Close neighbours stay rare at every ε: the output is either the word itself or a "
+        "distant word."
+    )
+    c1, c2 = st.columns([1, 1], vertical_alignment="bottom")
+    n_words = c1.select_slider("Words", [100, 200, 500, 1_000, 2_000, 5_000], value=500, key="fig2_words",
+                               help="The paper uses 5,000 words; more words = smaller error bands, longer wait.")
+    if c2.button("Compute the average", type="primary"):
+        st.session_state["fig2"] = (int(n_words), int(close), seed)
+    if "fig2" in st.session_state:
+        n_words_run, close_run, seed_run = st.session_state["fig2"]
+        bar = st.progress(0.0, text="Starting …")
+        fig2 = cached_fig2(space, key, n_words_run, FIG2_EPSILONS, close_run, seed_run,
+                           _progress=lambda f, msg: bar.progress(min(1.0, f), text=msg))
+        bar.empty()
+        sweeps.append((f"average over {n_words_run:,} random words", fig2))
+        st.download_button("Average (JSON)", json.dumps(fig2.to_dict(), indent=2),
+                           file_name=f"fig2-{n_words_run}-words.json", mime="application/json")
+
+st.plotly_chart(figures.proportions_vs_epsilon(sweeps, title="Proportions of outputs against ε"),
+                key="proportions_vs_epsilon")
+
+with st.expander("About this mechanism"):
+    st.markdown(f"**{MultivariateLaplace.label}.** {MultivariateLaplace().guarantee}")
+    st.markdown(
+        "Noise: a direction uniform on the sphere times a length drawn from Gamma(n, 1/ε), so the "
+        "noise has density ∝ exp(−ε‖η‖). Output: the exact nearest word to the noisy vector."
+    )

@@ -1,0 +1,5 @@
+import sys
+
+from privlib.cli import main
+
+sys.exit(main())

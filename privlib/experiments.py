@@ -1,0 +1,187 @@
+"""Rank experiments: how often a mechanism outputs the original word, a close neighbour or a
+distant word (paper §2, Fig. 2; artifact CloseNeighborsDxFrequencies)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from privlib.mechanisms import Mechanism, MultivariateLaplace
+from privlib.ranks import CLOSE, DEFAULT_CLOSE, DISTANT, ORIGINAL, classify_outputs, classify_ranks, neighbour_ranks
+from privlib.validation import as_generator, check_epsilon, check_positive_int
+
+#: Largest sample count a single rank experiment accepts (memory and time stay bounded).
+MAX_SAMPLES = 1_000_000
+#: Noisy points searched per batch in a sweep (big enough for efficient blocked search).
+SWEEP_QUERIES = 4000
+
+
+@dataclass(frozen=True)
+class RankExperiment:
+    """Result of `rank_experiment`: the outputs of one word at one epsilon, by rank."""
+
+    word: str
+    epsilon: float
+    mechanism: str
+    samples: int
+    close: int
+    ranks: np.ndarray = field(repr=False)  # rank of each sampled output
+    proportions: dict
+    top: list  # most frequent outputs: word, rank, count, distance, cosine
+
+    def standard_errors(self) -> dict:
+        """Binomial standard error of each proportion: sqrt(p(1-p)/samples)."""
+        return {k: float(np.sqrt(p * (1 - p) / self.samples)) for k, p in self.proportions.items()}
+
+    def rank_counts(self) -> tuple[np.ndarray, np.ndarray]:
+        """(distinct ranks, counts), ranks ascending."""
+        return np.unique(self.ranks, return_counts=True)
+
+    def to_dict(self) -> dict:
+        return {
+            "word": self.word,
+            "epsilon": self.epsilon,
+            "mechanism": self.mechanism,
+            "samples": self.samples,
+            "close": self.close,
+            "proportions": self.proportions,
+            "standard_errors": self.standard_errors(),
+            "top": self.top,
+        }
+
+
+def rank_experiment(space, word, epsilon: float, samples: int = 2000, mechanism: Mechanism | None = None,
+                    close: int = DEFAULT_CLOSE, rng=None, top: int = 10) -> RankExperiment:
+    """Sample ``samples`` outputs of ``mechanism`` (default `MultivariateLaplace`) for ``word``
+    at ``epsilon`` and locate each among the word's neighbours.
+
+    proportions: original (rank 0), close (1 <= rank <= close), distant (rank > close).
+    top: the ``top`` most frequent outputs with rank, count, Euclidean distance and cosine
+    similarity to the input word.
+    """
+    mechanism = mechanism or MultivariateLaplace()
+    epsilon = check_epsilon(epsilon)
+    samples = check_positive_int(samples, "samples", maximum=MAX_SAMPLES)
+    close = check_positive_int(close, "close (K)", minimum=1, maximum=len(space) - 1)
+    ranks_of = neighbour_ranks(space, word)
+    outputs = mechanism.sample(space, ranks_of.row, epsilon, samples, as_generator(rng))
+    ranks = ranks_of.rank_of(outputs)
+    counts = classify_ranks(ranks, close)
+    proportions = {k: v / samples for k, v in counts.items()}
+    rows, row_counts = np.unique(outputs, return_counts=True)
+    best = np.lexsort((ranks_of.rank_of(rows), -row_counts))[:top]  # by count, then rank
+    w = space.vectors[ranks_of.row].astype(np.float64)
+    top_rows = rows[best]
+    vectors = space.vectors[top_rows].astype(np.float64)
+    cosines = vectors @ w / np.maximum(np.linalg.norm(vectors, axis=1) * np.linalg.norm(w), 1e-300)
+    cosines = np.clip(cosines, -1.0, 1.0)  # rounding can give 1 + 2e-16 for the word itself
+    top_list = [
+        {"word": space.words[r], "rank": int(ranks_of.rank[r]), "count": int(c),
+         "distance": float(ranks_of.distance_of(r)), "cosine": float(cos)}
+        for r, c, cos in zip(top_rows, row_counts[best], cosines)
+    ]
+    ranks.flags.writeable = False
+    return RankExperiment(ranks_of.word, epsilon, mechanism.name, samples, close, ranks, proportions, top_list)
+
+
+@dataclass(frozen=True)
+class EpsilonSweep:
+    """Proportions original / close / distant against epsilon over many words (paper Fig. 2)."""
+
+    epsilons: np.ndarray
+    words: tuple  # the input words
+    mechanism: str
+    close: int
+    proportions: dict  # name -> array over epsilons
+    samples_per_word: int = 1
+
+    @property
+    def trials(self) -> int:
+        return len(self.words) * self.samples_per_word
+
+    def standard_errors(self) -> dict:
+        """Binomial standard errors sqrt(p(1-p)/trials) (trials = words x samples per word)."""
+        return {k: np.sqrt(p * (1 - p) / self.trials) for k, p in self.proportions.items()}
+
+    def to_dict(self) -> dict:
+        se = self.standard_errors()
+        return {
+            "mechanism": self.mechanism,
+            "close": self.close,
+            "words": len(self.words),
+            "samples_per_word": self.samples_per_word,
+            "epsilons": [float(e) for e in self.epsilons],
+            "proportions": {k: [float(x) for x in v] for k, v in self.proportions.items()},
+            "standard_errors": {k: [float(x) for x in v] for k, v in se.items()},
+        }
+
+
+def parse_epsilons(text: str) -> np.ndarray:
+    """Parse an epsilon grid: "1:30" (integers 1..30), "1:30:0.5" (start:stop:step, stop
+    included), or a comma list "0.5,1,2"."""
+    text = str(text).strip()
+    try:
+        if ":" in text:
+            parts = [float(p) for p in text.split(":")]
+            if len(parts) not in (2, 3):
+                raise ValueError
+            start, stop = parts[0], parts[1]
+            step = parts[2] if len(parts) == 3 else 1.0
+            if step <= 0 or stop < start:
+                raise ValueError
+            values = np.arange(start, stop + step / 2, step)
+        else:
+            values = np.array([float(p) for p in text.split(",") if p.strip()])
+    except ValueError:
+        raise ValueError(
+            f"Cannot read the epsilon grid {text!r}: use start:stop (e.g. 1:30), start:stop:step "
+            "(e.g. 0.5:10:0.5) or a comma list (e.g. 1,5,10)."
+        ) from None
+    if values.size == 0:
+        raise ValueError("The epsilon grid is empty.")
+    for e in values:
+        check_epsilon(float(e))
+    return values
+
+
+def epsilon_sweep(space, epsilons, words=200, mechanism: Mechanism | None = None, close: int = DEFAULT_CLOSE,
+                  rng=None, samples_per_word: int = 1, progress=None) -> EpsilonSweep:
+    """Paper Fig. 2: for each epsilon, one output per word (``samples_per_word`` outputs) for
+    words drawn uniformly without replacement from the vocabulary (``words`` = a count) or given
+    as a list; the proportions of original / close / distant outputs against epsilon.
+
+    ``progress(fraction, message)`` is called as work completes (fraction in [0, 1]).
+    """
+    mechanism = mechanism or MultivariateLaplace()
+    rng = as_generator(rng)
+    epsilons = np.atleast_1d(np.asarray([check_epsilon(float(e)) for e in np.atleast_1d(epsilons)]))
+    samples_per_word = check_positive_int(samples_per_word, "samples_per_word", maximum=1000)
+    if isinstance(words, (int, np.integer)):
+        count = check_positive_int(words, "words", minimum=1, maximum=len(space))
+        rows = np.sort(rng.choice(len(space), size=count, replace=False))
+    else:
+        rows = space.indices(words)
+        if rows.size == 0:
+            raise ValueError("Give at least one word for the sweep.")
+    report = progress or (lambda fraction, message: None)
+    inputs = np.repeat(rows, samples_per_word)
+    # One search per batch of epsilons (a pass over the vocabulary serves many queries).
+    outputs = np.empty((inputs.size, epsilons.size), dtype=np.int64)
+    per_batch = max(1, SWEEP_QUERIES // inputs.size)
+    for j0 in range(0, epsilons.size, per_batch):
+        eps = epsilons[j0:j0 + per_batch]
+        batch = mechanism.sample_many(space, np.tile(inputs, eps.size), np.repeat(eps, inputs.size), rng)
+        outputs[:, j0:j0 + eps.size] = batch.reshape(eps.size, inputs.size).T
+        report(0.5 * (j0 + eps.size) / epsilons.size, f"Sampled {j0 + eps.size} of {epsilons.size} epsilons")
+    per_word = outputs.reshape(rows.size, samples_per_word * epsilons.size)
+    classes = classify_outputs(
+        space, rows, per_word, close,
+        progress=lambda done, total: report(0.5 + 0.5 * done / total, f"Ranked outputs of {done:,}/{total:,} words"),
+    ).reshape(inputs.size, epsilons.size)
+    proportions = {
+        "original": np.mean(classes == ORIGINAL, axis=0),
+        "close": np.mean(classes == CLOSE, axis=0),
+        "distant": np.mean(classes == DISTANT, axis=0),
+    }
+    return EpsilonSweep(epsilons, tuple(space.words[r] for r in rows), mechanism.name, close, proportions,
+                        samples_per_word)

@@ -1,0 +1,78 @@
+"""Helpers for end-to-end tests: run `streamlit run app.py` on a free localhost port and drive
+Debian's headless Chromium with Playwright (no browser is ever downloaded)."""
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = "/usr/bin/chromium"
+# Flags this sandbox needs (root, no GPU, closed network: no background connections).
+CHROMIUM_ARGS = [
+    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--disable-dev-shm-usage",
+]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def streamlit_server(timeout: float = 60.0):
+    """Start the app on 127.0.0.1:<free port>; yield (url, seconds until healthy)."""
+    port = free_port()
+    cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
+           "--server.port", str(port), "--server.address", "127.0.0.1", "--server.headless", "true",
+           "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
+    started = time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    url = f"http://127.0.0.1:{port}"
+    try:
+        while True:
+            if proc.poll() is not None:
+                out = proc.stdout.read().decode(errors="replace")
+                raise RuntimeError(f"streamlit exited with code {proc.returncode}:\n{out}")
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.perf_counter() - started > timeout:
+                raise RuntimeError(f"streamlit did not become healthy within {timeout} s")
+            time.sleep(0.1)
+        yield url, started
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def require_chromium() -> None:
+    if not os.path.exists(CHROMIUM):
+        raise RuntimeError(
+            f"The browser test needs Debian's chromium at {CHROMIUM}: "
+            "run `sudo apt-get install chromium` (.ci/run does this), then re-run the tests."
+        )
+
+
+def wait_for_app_idle(page, timeout_ms: int = 90_000) -> None:
+    """Wait until Streamlit has finished running the script (no 'Running…' status widget)."""
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+        " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.includes('Running')",
+        timeout=timeout_ms,
+    )

@@ -1,0 +1,74 @@
+"""Shared fixtures for the privlib core tests.
+
+The GloVe fixtures are session-scoped: the real 400,000 x 50 matrix takes ~2 s to load and is
+immutable, so one copy serves every test. Synthetic spaces are small and built from fixed seeds.
+Fixtures are lazy: a test file that uses none of them pays nothing.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from privlib.embeddings import EmbeddingSpace
+
+
+def brute_force_nearest(vectors, points, chunk_bytes: int = 32 * 2**20) -> np.ndarray:
+    """Reference nearest neighbour: argmin over words of sum((x - q)^2) in float64, computed
+    from the differences (never the norm trick); np.argmin returns the lowest index on ties.
+
+    The per-row reduction is np.einsum('ij,ij->i'), the textbook sum of squares in float64.
+    Work is chunked over words so memory stays bounded on the full GloVe matrix.
+    """
+    x64 = np.asarray(vectors, dtype=np.float64)
+    q = np.atleast_2d(np.asarray(points, dtype=np.float64))
+    n_words, dim = x64.shape
+    words_per_chunk = max(1, chunk_bytes // (8 * dim))
+    out = np.empty(q.shape[0], dtype=np.int64)
+    for j, point in enumerate(q):
+        best_d, best_i = np.inf, -1
+        for start in range(0, n_words, words_per_chunk):
+            diff = x64[start:start + words_per_chunk] - point
+            d = np.einsum("ij,ij->i", diff, diff)
+            i = int(np.argmin(d))
+            if d[i] < best_d:  # strict: an equal distance in a later chunk has a higher index
+                best_d, best_i = d[i], start + i
+        out[j] = best_i
+    return out
+
+
+def words_for(n: int, prefix: str = "w") -> list[str]:
+    return [f"{prefix}{i}" for i in range(n)]
+
+
+@pytest.fixture(scope="session")
+def glove() -> EmbeddingSpace:
+    """The real GloVe 6B 50d space, all 400,000 words."""
+    return EmbeddingSpace.glove_6b_50d()
+
+
+@pytest.fixture(scope="session")
+def glove_small() -> EmbeddingSpace:
+    """The 20,000 most frequent GloVe 6B 50d words."""
+    return EmbeddingSpace.glove_6b_50d(vocab_size=20000)
+
+
+@pytest.fixture(scope="session")
+def gaussian_space() -> EmbeddingSpace:
+    """3,000 words with iid standard normal vectors in 8 dimensions (no ties almost surely)."""
+    rng = np.random.default_rng(20240601)
+    return EmbeddingSpace.from_arrays(words_for(3000), rng.standard_normal((3000, 8)), name="gaussian 3000x8")
+
+
+@pytest.fixture(scope="session")
+def integer_space() -> EmbeddingSpace:
+    """600 words with small-integer vectors in 3 dimensions: many duplicate vectors and many
+    exactly equal distances. All arithmetic on these values (squares, dot products, sums) is
+    exact in float32 and float64, so every tie is a true tie whatever the order of summation."""
+    rng = np.random.default_rng(7)
+    return EmbeddingSpace.from_arrays(words_for(600), rng.integers(-3, 4, size=(600, 3)), name="integer 600x3")
+
+
+@pytest.fixture(scope="session")
+def line_space() -> EmbeddingSpace:
+    """Five words on a line (n = 1) at exactly representable positions."""
+    return EmbeddingSpace.from_arrays(["a", "b", "c", "d", "e"], [[0.0], [1.0], [2.5], [4.0], [7.0]], name="line")

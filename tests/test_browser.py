@@ -1,0 +1,58 @@
+"""End-to-end: the real app in a real (headless Debian Chromium) browser."""
+import re
+import time
+
+import pytest
+
+from browser import CHROMIUM, CHROMIUM_ARGS, require_chromium, streamlit_server, wait_for_app_idle
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def browser():
+    require_chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield b
+        b.close()
+
+
+def _metric_value(page, label_start: str) -> str:
+    metric = page.locator('[data-testid="stMetric"]', has_text=label_start).first
+    return metric.locator('[data-testid="stMetricValue"]').inner_text()
+
+
+def test_neighbour_ranks_page_renders_and_reacts_to_epsilon(browser):
+    with streamlit_server() as (url, started):
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        errors = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(f"{url}/?word=king&epsilon=10&seed=1")
+        page.wait_for_selector(".js-plotly-plot", timeout=90_000)
+        wait_for_app_idle(page)
+        first_render = time.perf_counter() - started
+        print(f"cold start to first rendered chart: {first_render:.2f} s")
+
+        assert page.locator('[data-testid="stException"]').count() == 0
+        original_at_10 = _metric_value(page, "Original word")
+        assert re.fullmatch(r"\d+\.\d%", original_at_10)
+
+        # Move the epsilon slider to its smallest value with the keyboard (as a person would).
+        slider = page.get_by_role("slider", name="ε (epsilon)")
+        slider.focus()
+        slider.press("Home")
+        page.wait_for_function(
+            "(old) => { const m = [...document.querySelectorAll('[data-testid=\"stMetric\"]')]"
+            ".find(e => e.innerText.includes('Original word'));"
+            " return m && !m.innerText.includes(old); }",
+            arg=original_at_10, timeout=90_000,
+        )
+        wait_for_app_idle(page)
+        assert "epsilon=0.1" in page.url, page.url  # the view is shareable
+        assert _metric_value(page, "Original word") == "0.0%"  # at ε = 0.1 the word never survives
+        assert page.locator(".js-plotly-plot").count() >= 2
+        assert page.locator('[data-testid="stException"]').count() == 0
+        assert errors == []

@@ -1,0 +1,128 @@
+"""Streamlit glue shared by app.py and the pages: cached resources, common widgets, errors.
+
+Only widgets and caching live here; every number a page shows is computed in privlib.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+
+import numpy as np
+import streamlit as st
+
+from privlib.embeddings import EmbeddingSpace
+
+#: Epsilon values offered by the log-scale sliders (1-1.5-2-3-5-7 per decade).
+EPSILON_STEPS = sorted({round(m * 10.0**k, 6) for k in range(-1, 3) for m in (1, 1.5, 2, 3, 5, 7)} | {1000.0})
+EPSILON_HELP = (
+    "The privacy parameter. Smaller ε = more noise = more privacy; larger ε = less noise = "
+    "more utility. A text of m sanitised words spends m·ε."
+)
+
+
+@st.cache_resource(show_spinner="Loading GloVe 6B 50d …")
+def glove_space(vocab_size: int | None) -> EmbeddingSpace:
+    space = EmbeddingSpace.glove_6b_50d(vocab_size=vocab_size)
+    space.exact_search  # build the search once, with the space
+    return space
+
+
+@st.cache_resource(show_spinner="Loading your embedding file …", max_entries=2)
+def file_space(path: str, vocab_size: int | None, _mtime: float) -> EmbeddingSpace:
+    space = EmbeddingSpace.from_file(path, vocab_size=vocab_size)
+    space.exact_search
+    return space
+
+
+@st.cache_resource(show_spinner="Loading your uploaded embedding …", max_entries=2)
+def uploaded_space(digest: str, _data: bytes, name: str, vocab_size: int | None) -> EmbeddingSpace:
+    # gensim reads from a path; the temporary copy is deleted as soon as it has been read
+    suffix = os.path.splitext(name)[1] or ".txt"
+    with tempfile.NamedTemporaryFile(suffix=suffix, delete=False) as fh:
+        fh.write(_data)
+        tmp = fh.name
+    try:
+        space = EmbeddingSpace.from_file(tmp, vocab_size=vocab_size, name=name)
+    finally:
+        os.unlink(tmp)
+    space.exact_search
+    return space
+
+
+def sidebar() -> EmbeddingSpace | None:
+    """The shared sidebar: embedding, vocabulary size, random seed. Returns the space (or None
+    after showing why it could not be loaded)."""
+    qp = st.query_params
+    if "seed" not in st.session_state:
+        st.session_state["seed"] = _int_param(qp.get("seed"), default=1)
+    with st.sidebar:
+        st.header("Embedding")
+        source = st.radio("Word vectors", ["GloVe 6B 50d (built in)", "A file on this computer", "Upload a file"],
+                          key="embedding_source",
+                          help="Your own vectors: word2vec (.bin or text), GloVe text or fastText .vec.")
+        limit = st.number_input(
+            "Vocabulary size (most frequent words)", min_value=1000, max_value=400_000, value=400_000, step=10_000,
+            key="vocab_size",
+            help="Keep the N first rows (GloVe rows are in frequency order). Smaller is faster.",
+        )
+        st.number_input("Random seed", min_value=0, max_value=2**31 - 1, step=1, key="seed",
+                        help="Same seed, same results: the view can be shared and reproduced.")
+        space = None
+        try:
+            if source.startswith("GloVe"):
+                space = glove_space(None if limit >= 400_000 else int(limit))
+            elif source.startswith("A file"):
+                path = st.text_input("Path to the embedding file", key="embedding_path",
+                                     placeholder="/home/me/glove.6B.100d.txt")
+                if path:
+                    full = os.path.expanduser(path)
+                    mtime = os.path.getmtime(full) if os.path.exists(full) else 0.0
+                    space = file_space(full, int(limit), mtime)
+            else:
+                upload = st.file_uploader("Embedding file", type=["txt", "vec", "bin"], key="embedding_upload")
+                if upload is not None:
+                    data = upload.getvalue()
+                    space = uploaded_space(hashlib.sha1(data).hexdigest(), data, upload.name, int(limit))
+        except ValueError as exc:
+            st.error(str(exc))
+            space = None
+        if space is not None:
+            st.caption(f"{space.name}: {len(space):,} words × {space.dim} dimensions")
+        else:
+            st.info("Choose an embedding file to continue.")
+        st.divider()
+        st.caption("Runs only on this computer: nothing you type is stored, logged or sent anywhere.")
+    return space
+
+
+def epsilon_slider(label: str = "ε (epsilon)", key: str = "epsilon", default: float = 10.0) -> float:
+    """A log-scale epsilon slider whose labels say which direction means more privacy."""
+    options = list(EPSILON_STEPS)
+    current = st.session_state.get(key, default)
+    if current not in options:  # e.g. a shared link with another epsilon
+        options = sorted(set(options) | {current})
+    st.session_state[key] = current
+    value = st.select_slider(label, options=options, key=key, format_func=lambda v: f"{v:g}", help=EPSILON_HELP)
+    st.caption("← more privacy (more noise) · · · less privacy (less noise) →")
+    return float(value)
+
+
+def _int_param(value, default: int) -> int:
+    try:
+        return max(0, int(value))
+    except (TypeError, ValueError):
+        return default
+
+
+def float_param(value, default: float) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return default
+    return v if np.isfinite(v) and v > 0 else default
+
+
+def embedding_key(space: EmbeddingSpace) -> str:
+    """A cheap cache key for results computed on ``space`` (name and size identify it here)."""
+    return f"{space.name}|{len(space)}|{space.dim}"
