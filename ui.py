@@ -124,5 +124,9 @@ def float_param(value, default: float) -> float:
 
 
 def embedding_key(space: EmbeddingSpace) -> str:
-    """A cheap cache key for results computed on ``space`` (name and size identify it here)."""
-    return f"{space.name}|{len(space)}|{space.dim}"
+    """Cache key for results computed on ``space``: the built-in GloVe is identified by its name
+    and size; any other embedding by the hash of its words and vectors (two uploads with the same
+    name must not share results)."""
+    if space.name.startswith("GloVe 6B 50d"):
+        return f"{space.name}|{len(space)}"
+    return space.fingerprint

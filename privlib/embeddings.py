@@ -53,7 +53,8 @@ class EmbeddingSpace:
             raise ValueError(f"Every word must be a non-empty string, found {bad!r}.")
         if not np.issubdtype(vectors.dtype, np.number):
             raise ValueError(f"Embedding vectors must be numbers, got dtype {vectors.dtype}.")
-        vectors32 = np.ascontiguousarray(vectors, dtype=np.float32)
+        # always a private copy: a view of the caller's array could change after construction
+        vectors32 = np.array(vectors, dtype=np.float32, order="C", copy=True)
         finite = np.isfinite(vectors32).all(axis=1)
         if not finite.all():
             bad_rows = np.flatnonzero(~finite)
@@ -137,6 +138,10 @@ class EmbeddingSpace:
                 "Expected one word per line followed by its numbers (word2vec/fastText text, GloVe text), "
                 "or a word2vec binary .bin file."
             ) from exc
+        if any(w is None for w in kv.index_to_key):  # gensim keeps the first of repeated words
+            raise ValueError(
+                f"The embedding file {path.name!r} lists the same word more than once; each word must be unique."
+            )
         label = name or f"{path.name}"
         return cls(list(kv.index_to_key), kv.vectors, name=f"{label} ({len(kv.index_to_key):,} words)")
 

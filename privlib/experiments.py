@@ -14,6 +14,8 @@ from privlib.validation import as_generator, check_epsilon, check_positive_int
 MAX_SAMPLES = 1_000_000
 #: Noisy points searched per batch in a sweep (big enough for efficient blocked search).
 SWEEP_QUERIES = 4000
+#: Largest epsilon grid accepted (a sweep's cost grows linearly with it).
+MAX_EPSILONS = 1000
 
 
 @dataclass(frozen=True)
@@ -129,7 +131,13 @@ def parse_epsilons(text: str) -> np.ndarray:
             step = parts[2] if len(parts) == 3 else 1.0
             if step <= 0 or stop < start:
                 raise ValueError
-            values = np.arange(start, stop + step / 2, step)
+            count = (stop - start) / step  # start + k*step for k = 0..floor(count): never past stop
+            if not np.isfinite(count):
+                raise ValueError
+            if count >= MAX_EPSILONS:
+                values = None
+            else:
+                values = start + step * np.arange(int(np.floor(count + 1e-9)) + 1)
         else:
             values = np.array([float(p) for p in text.split(",") if p.strip()])
     except ValueError:
@@ -137,6 +145,8 @@ def parse_epsilons(text: str) -> np.ndarray:
             f"Cannot read the epsilon grid {text!r}: use start:stop (e.g. 1:30), start:stop:step "
             "(e.g. 0.5:10:0.5) or a comma list (e.g. 1,5,10)."
         ) from None
+    if values is None or values.size > MAX_EPSILONS:
+        raise ValueError(f"The epsilon grid {text!r} has more than {MAX_EPSILONS:,} values: use a larger step.")
     if values.size == 0:
         raise ValueError("The epsilon grid is empty.")
     for e in values:
@@ -156,6 +166,8 @@ def epsilon_sweep(space, epsilons, words=200, mechanism: Mechanism | None = None
     rng = as_generator(rng)
     epsilons = np.atleast_1d(np.asarray([check_epsilon(float(e)) for e in np.atleast_1d(epsilons)]))
     samples_per_word = check_positive_int(samples_per_word, "samples_per_word", maximum=1000)
+    if isinstance(words, str):
+        words = [words]
     if isinstance(words, (int, np.integer)):
         count = check_positive_int(words, "words", minimum=1, maximum=len(space))
         rows = np.sort(rng.choice(len(space), size=count, replace=False))

@@ -110,3 +110,64 @@ def proportions_vs_epsilon(sweeps: list, title: str | None = None) -> go.Figure:
     fig.update_yaxes(title="proportion of outputs", range=[0, 1], tickformat=".0%")
     fig.update_layout(title=title, margin=dict(t=60, b=40, l=60, r=20), legend=dict(orientation="h", y=-0.25))
     return fig
+
+
+# ---------------------------------------------------------------- the noisy dot product (spec §4)
+def _histogram_density(samples, bins: int = 80):
+    samples = np.asarray(samples, dtype=float)
+    counts, edges = np.histogram(samples, bins=bins)
+    widths = np.diff(edges)
+    return (edges[:-1] + edges[1:]) / 2, counts / max(samples.size, 1) / widths, widths
+
+
+def density_with_samples(grid, exact_pdf, samples=None, integral_pdf=None, x_title: str = "z",
+                         title: str | None = None, exact_name: str = "exact density (closed form)") -> go.Figure:
+    """Histogram of samples (as a density) with the exact density overlaid, and optionally the
+    density from direct numerical integration of the paper's Eq. 13 (to show they coincide)."""
+    fig = go.Figure()
+    if samples is not None and len(samples):
+        centres, density, widths = _histogram_density(samples)
+        fig.add_trace(go.Bar(x=centres, y=density, width=widths, name=f"{len(samples):,} samples",
+                             marker_color="#9ecae1", hovertemplate="%{x:.3g}: %{y:.3g}<extra>samples</extra>"))
+    fig.add_trace(go.Scatter(x=grid, y=exact_pdf, mode="lines", name=exact_name, line=dict(color="#08306b", width=2.5)))
+    if integral_pdf is not None:
+        fig.add_trace(go.Scatter(x=grid, y=integral_pdf, mode="lines", name="paper's Eq. 13, numerical integral",
+                                 line=dict(color="#ff7f0e", width=2, dash="dash")))
+    fig.update_layout(title=title, bargap=0, margin=dict(t=60, b=40, l=60, r=20), legend=dict(orientation="h", y=-0.2))
+    fig.update_xaxes(title=x_title)
+    fig.update_yaxes(title="density")
+    return fig
+
+
+def cdf_with_samples(grid, exact_cdf, samples=None, x_title: str = "z", title: str | None = None) -> go.Figure:
+    """Exact CDF with the empirical CDF of the samples."""
+    fig = go.Figure()
+    if samples is not None and len(samples):
+        xs = np.sort(np.asarray(samples, dtype=float))
+        keep = np.unique(np.linspace(0, xs.size - 1, min(xs.size, 2000)).astype(int))  # enough points to draw
+        fig.add_trace(go.Scatter(x=xs[keep], y=(keep + 1) / xs.size, mode="lines", line_shape="hv",
+                                 name=f"empirical CDF ({xs.size:,} samples)", line=dict(color="#6baed6", width=4)))
+    fig.add_trace(go.Scatter(x=grid, y=exact_cdf, mode="lines", name="exact CDF", line=dict(color="#08306b", width=2)))
+    fig.update_layout(title=title, margin=dict(t=60, b=40, l=60, r=20), legend=dict(orientation="h", y=-0.2))
+    fig.update_xaxes(title=x_title)
+    fig.update_yaxes(title="P(Z ≤ z)", range=[0, 1])
+    return fig
+
+
+def tail_bounds(thresholds, exact_tail, bounds: dict, empirical_tail=None, title: str | None = None,
+                x_title: str = "threshold t", y_title: str = "P(|Z| > t)") -> go.Figure:
+    """Two-sided tail probability on a log axis: exact, against each bound (capped at 1)."""
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=thresholds, y=exact_tail, mode="lines", name="exact",
+                             line=dict(color="#08306b", width=3)))
+    if empirical_tail is not None:
+        t, p = empirical_tail
+        fig.add_trace(go.Scatter(x=t, y=p, mode="markers", name="samples", marker=dict(color="#6baed6", size=5)))
+    dashes = ["dash", "dot", "dashdot", "longdash", "longdashdot"]
+    for i, (name, values) in enumerate(bounds.items()):
+        values = np.minimum(np.asarray(values, dtype=float), 1.0)
+        fig.add_trace(go.Scatter(x=thresholds, y=values, mode="lines", name=name, line=dict(dash=dashes[i % len(dashes)])))
+    fig.update_yaxes(type="log", title=y_title, exponentformat="power")
+    fig.update_xaxes(title=x_title)
+    fig.update_layout(title=title, margin=dict(t=60, b=40, l=60, r=20), legend=dict(orientation="h", y=-0.2))
+    return fig

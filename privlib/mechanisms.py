@@ -162,6 +162,8 @@ class MultivariateLaplace(Mechanism):
         All noisy points go to one search call (one pass over the vocabulary per batch)."""
         rng = as_generator(rng)
         rows, eps = _rows_and_epsilons(rows, epsilon)
+        if rows.size and (rows.min() < 0 or rows.max() >= len(space)):  # as `sample` checks each word
+            raise ValueError(f"Word rows must be between 0 and {len(space) - 1}.")
         out = np.empty(rows.size, dtype=np.int64)
         search = self._search(space)
         for start in range(0, rows.size, SAMPLE_BATCH):

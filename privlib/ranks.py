@@ -41,7 +41,7 @@ class NeighbourRanks:
 
 def neighbour_ranks(space, word) -> NeighbourRanks:
     """Rank every vocabulary word by its distance from ``word`` (a word or a row index)."""
-    row = int(word) if isinstance(word, (int, np.integer)) else space.index(word)
+    row = _row(space, word)
     sq = space.squared_distances(row)[0]
     sq[row] = -1.0  # the word itself is rank 0 even if another word has an identical vector
     order = np.argsort(sq, kind="stable")
@@ -52,6 +52,24 @@ def neighbour_ranks(space, word) -> NeighbourRanks:
     for a in (order, rank, distances):
         a.flags.writeable = False
     return NeighbourRanks(space.words[row], row, order, rank, distances)
+
+
+def _row(space, word) -> int:
+    if isinstance(word, (int, np.integer)) and not isinstance(word, bool):
+        if not 0 <= int(word) < len(space):
+            raise ValueError(f"Word row {word} is outside the vocabulary (0..{len(space) - 1}).")
+        return int(word)
+    return space.index(word)
+
+
+def _ranks_from_row(space, row: int, outputs) -> np.ndarray:
+    """Stable ranks of ``outputs`` among the neighbours of ``row`` without sorting: the number of
+    words strictly closer, plus the words at the same distance with a lower row (self first)."""
+    d = space.squared_distances(row)[0]
+    d[row] = -1.0
+    dy = d[outputs]
+    return np.array([np.count_nonzero(d < v) + np.count_nonzero(d[:y] == v) if y != row else 0
+                     for y, v in zip(outputs, dy)], dtype=np.int64)
 
 
 def classify_ranks(ranks, close: int = DEFAULT_CLOSE) -> dict[str, int]:
@@ -81,6 +99,10 @@ def classify_outputs(space, rows, outputs, close: int = DEFAULT_CLOSE, block: in
     rows = np.asarray(rows, dtype=np.int64)
     outputs = np.asarray(outputs, dtype=np.int64).reshape(rows.size, -1)
     classes = np.full(outputs.shape, DISTANT, dtype=np.int8)
+    # Distances of a word computed inside a block can differ from those computed alone (BLAS
+    # sums in another order) by a few ulps; within this margin of the threshold the rank is
+    # decided by the single-row computation of `neighbour_ranks`, so the two always agree.
+    max_sq = float(space.sq_norms.max())
     for s in range(0, rows.size, block):
         r = rows[s:s + block]
         d = space.squared_distances(r)
@@ -92,10 +114,10 @@ def classify_outputs(space, rows, outputs, close: int = DEFAULT_CLOSE, block: in
         dy = d[local[:, None], out]
         cls = classes[s:s + block]
         cls[dy < t[:, None]] = CLOSE
-        for i, j in zip(*np.nonzero(dy == t[:, None])):  # exact boundary ties (rare)
-            y = out[i, j]
-            rank = np.count_nonzero(d[i] < dy[i, j]) + np.count_nonzero(d[i, :y] == dy[i, j])
-            cls[i, j] = CLOSE if rank <= close else DISTANT
+        margin = 8 * (space.dim + 2) * 2.0**-53 * (np.sqrt(space.sq_norms[r]) + np.sqrt(max_sq)) ** 2
+        for i, j in zip(*np.nonzero((np.abs(dy - t[:, None]) <= margin[:, None]) & (out != r[:, None]))):
+            exact = _ranks_from_row(space, int(r[i]), out[i, j : j + 1])[0]
+            cls[i, j] = CLOSE if exact <= close else DISTANT
         cls[out == r[:, None]] = ORIGINAL
         if progress is not None:
             progress(min(s + block, rows.size), rows.size)

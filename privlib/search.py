@@ -19,6 +19,8 @@ import numpy as np
 QUERY_BLOCK = 1000
 WORD_BLOCK = 4096
 _UNIT_ROUNDOFF32 = 2.0**-24
+#: Beyond this a float32 score could overflow (max float32 is 3.4e38).
+MAX_COORDINATE = 1e30
 
 
 def _threads() -> int:
@@ -69,6 +71,11 @@ class ExactSearch:
         m = q.shape[0]
         if m == 0:
             return np.empty(0, dtype=np.int64)
+        if np.abs(q).max() > MAX_COORDINATE:
+            raise ValueError(
+                "The noisy points are too far out for a float32 search (coordinates above 1e30): "
+                "epsilon is far too small to be meaningful (use epsilon > 1e-20)."
+            )
         queries = np.empty((m, dim + 1), dtype=np.float32)
         queries[:, :dim] = -2.0 * q
         queries[:, dim] = 1.0

@@ -26,7 +26,7 @@ def check_epsilon(epsilon) -> float:
 def check_positive_int(value, name: str, minimum: int = 1, maximum: int | None = None) -> int:
     """Return value as an int within [minimum, maximum], or raise a ValueError naming it."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        if isinstance(value, numbers.Real) and float(value).is_integer():
+        if isinstance(value, numbers.Real) and not isinstance(value, bool) and float(value).is_integer():
             value = int(value)
         else:
             raise ValueError(f"{name} must be a whole number, got {value!r}.")

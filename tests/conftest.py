@@ -41,6 +41,12 @@ def words_for(n: int, prefix: str = "w") -> list[str]:
 
 
 @pytest.fixture(scope="session")
+def brute_force():
+    """The reference search `brute_force_nearest` (a fixture, so test modules need no imports)."""
+    return brute_force_nearest
+
+
+@pytest.fixture(scope="session")
 def glove() -> EmbeddingSpace:
     """The real GloVe 6B 50d space, all 400,000 words."""
     return EmbeddingSpace.glove_6b_50d()
@@ -71,4 +77,35 @@ def integer_space() -> EmbeddingSpace:
 @pytest.fixture(scope="session")
 def line_space() -> EmbeddingSpace:
     """Five words on a line (n = 1) at exactly representable positions."""
-    return EmbeddingSpace.from_arrays(["a", "b", "c", "d", "e"], [[0.0], [1.0], [2.5], [4.0], [7.0]], name="line")
+    return EmbeddingSpace.from_arrays(["a", "b", "c", "d", "e"], [[x] for x in LINE_POSITIONS], name="line")
+
+
+#: Positions of the words of `line_space`.
+LINE_POSITIONS = (0.0, 1.0, 2.5, 4.0, 7.0)
+
+
+def line_probabilities(positions, word: int, eps: float) -> np.ndarray:
+    """Exact output law of the mechanism on a line (n = 1; mechanisms.md §1(d)): the noise is
+    Laplace(0, 1/eps) and word y is output when the noisy point falls in [a_y, b_y], between the
+    midpoints around y: P = F(b_y - x_w) - F(a_y - x_w), F(t) = 1 - e^{-eps t}/2 (t >= 0),
+    e^{eps t}/2 (t < 0). Written without subtracting numbers close to 1, so tiny probabilities
+    keep full relative precision."""
+    x = np.asarray(positions, dtype=np.float64)
+    mids = (x[1:] + x[:-1]) / 2.0
+    lo = np.concatenate([[-np.inf], mids]) - x[word]
+    hi = np.concatenate([mids, [np.inf]]) - x[word]
+    p = np.empty(len(x))
+    for y in range(len(x)):
+        if lo[y] >= 0:  # entirely to the right of the input
+            p[y] = 0.5 * (np.exp(-eps * lo[y]) - np.exp(-eps * hi[y]))
+        elif hi[y] <= 0:  # entirely to the left
+            p[y] = 0.5 * (np.exp(eps * hi[y]) - np.exp(eps * lo[y]))
+        else:  # contains the input
+            p[y] = 1.0 - 0.5 * np.exp(eps * lo[y]) - 0.5 * np.exp(-eps * hi[y])
+    return p
+
+
+@pytest.fixture(scope="session")
+def line_law():
+    """`line_probabilities` bound to the positions of `line_space`: line_law(word, eps)."""
+    return lambda word, eps: line_probabilities(LINE_POSITIONS, word, eps)

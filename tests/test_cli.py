@@ -1,0 +1,124 @@
+"""The command line: `python -m privlib ...` as a user runs it (a real subprocess)."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(*args, timeout=300):
+    return subprocess.run([sys.executable, "-m", "privlib", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def king():
+    r = run("ranks", "--word", "king", "--epsilon", "10", "--samples", "2000", "--seed", "1", "--json")
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def test_ranks_json_has_the_documented_fields(king):
+    assert {"word", "epsilon", "mechanism", "samples", "proportions", "top"} <= set(king)
+    assert king["word"] == "king" and king["epsilon"] == 10 and king["samples"] == 2000
+    assert king["mechanism"] == "multivariate-laplace"
+    p = king["proportions"]
+    assert set(p) == {"original", "close", "distant"}
+    assert abs(sum(p.values()) - 1) < 1e-12
+    assert all({"word", "rank", "count"} <= set(t) for t in king["top"])
+    counts = [t["count"] for t in king["top"]]
+    assert counts == sorted(counts, reverse=True)
+
+
+def test_ranks_agree_with_the_library(king):
+    from privlib import EmbeddingSpace, rank_experiment
+
+    space = EmbeddingSpace.glove_6b_50d()
+    expected = rank_experiment(space, "king", 10, 2000, rng=1)
+    assert king["proportions"] == expected.proportions  # same seed, same computation
+    assert [t["word"] for t in king["top"]] == [t["word"] for t in expected.top]
+
+
+def test_ranks_same_seed_same_output_and_close_option():
+    a = run("ranks", "--word", "queen", "--epsilon", "8", "--samples", "300", "--seed", "3", "--close", "10",
+            "--vocab-size", "50000", "--json")
+    b = run("ranks", "--word", "queen", "--epsilon", "8", "--samples", "300", "--seed", "3", "--close", "10",
+            "--vocab-size", "50000", "--json")
+    assert a.returncode == 0, a.stderr
+    assert a.stdout == b.stdout
+    result = json.loads(a.stdout)
+    assert result["close"] == 10
+    assert all(t["rank"] < 50000 for t in result["top"])
+
+
+def test_sweep_json():
+    r = run("sweep", "--words", "40", "--epsilons", "1,10,1000", "--seed", "0", "--vocab-size", "20000", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["epsilons"] == [1.0, 10.0, 1000.0]
+    assert out["words"] == 40
+    props = out["proportions"]
+    for i in range(3):
+        assert abs(props["original"][i] + props["close"][i] + props["distant"][i] - 1) < 1e-12
+    # eps = 1000: noise radius ~ 50/1000, far below half of any neighbour distance in GloVe
+    assert props["original"][2] == 1.0
+
+
+def test_sweep_range_syntax():
+    r = run("sweep", "--words", "5", "--epsilons", "1:3", "--seed", "0", "--vocab-size", "5000", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["epsilons"] == [1.0, 2.0, 3.0]
+
+
+def test_text_output_is_readable():
+    r = run("ranks", "--word", "king", "--epsilon", "10", "--samples", "200", "--seed", "1", "--vocab-size", "20000")
+    assert r.returncode == 0, r.stderr
+    assert "original" in r.stdout and "king" in r.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (["ranks", "--word", "qwzxqwzxq", "--epsilon", "10"], "not in the vocabulary"),
+    (["ranks", "--word", "king", "--epsilon", "0"], "greater than 0"),
+    (["ranks", "--word", "king", "--epsilon", "-3"], "greater than 0"),
+    (["ranks", "--word", "king", "--epsilon", "nan"], "finite"),
+    (["ranks", "--word", "king", "--epsilon", "inf"], "finite"),
+    (["ranks", "--word", "king", "--epsilon", "ten"], "number"),
+    (["ranks", "--word", "king", "--epsilon", "1", "--embeddings", "/no/such/file.txt"], "No embedding file"),
+    (["sweep", "--epsilons", "5:1"], "epsilon grid"),
+    (["sweep", "--epsilons", "0,1"], "greater than 0"),
+    (["ranks", "--word", "king", "--epsilon", "1", "--param", "nearest=fast"], "nearest"),
+    (["ranks", "--word", "king", "--epsilon", "1", "--param", "speed=3"], "no parameter"),
+])
+def test_bad_input_exits_2_with_one_line(args, message):
+    r = run(*args)
+    assert r.returncode == 2
+    lines = [line for line in r.stderr.strip().splitlines() if line.strip()]
+    assert len(lines) == 1, r.stderr
+    assert message in lines[0]
+    assert r.stdout == ""
+
+
+def test_own_embedding_file(tmp_path):
+    rng = np.random.default_rng(0)
+    words = ["alpha", "beta", "gamma", "delta"] + [f"w{i}" for i in range(60)]
+    path = tmp_path / "vectors.vec"
+    path.write_text(f"{len(words)} 5\n" + "".join(
+        w + " " + " ".join(f"{x:.4f}" for x in rng.standard_normal(5)) + "\n" for w in words))
+    r = run("ranks", "--word", "beta", "--epsilon", "1000", "--samples", "50", "--seed", "0", "--close", "5",
+            "--embeddings", str(path), "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["proportions"]["original"] == 1.0
+
+
+def test_mechanisms_listing():
+    r = run("mechanisms", "--json")
+    assert r.returncode == 0, r.stderr
+    listing = json.loads(r.stdout)["mechanisms"]
+    names = [m["name"] for m in listing]
+    assert "multivariate-laplace" in names
+    for m in listing:
+        assert m["guarantee"] and isinstance(m["parameters"], dict)
