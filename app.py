@@ -12,7 +12,8 @@ space = ui.sidebar()
 st.session_state["space"] = space
 
 pages = st.navigation([
-    st.Page("pages/neighbour_ranks.py", title="Neighbour ranks", icon="🎯", default=True, url_path="neighbour-ranks"),
+    st.Page("pages/neighbour_ranks.py", title="Neighbour ranks", default=True, url_path="neighbour-ranks"),
+    st.Page("pages/noisy_dot_product.py", title="Noisy dot product", url_path="noisy-dot-product"),
 ])
 if space is None:
     st.title("Epsilon Lab")

@@ -93,6 +93,12 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--epsilons", default="1:30", help="start:stop[:step] or a comma list (default 1:30)")
     common(sweep)
 
+    dot = sub.add_parser("dot", help="exact law of the noisy dot product Z = <eta, e> and its tail bounds")
+    dot.add_argument("--n", type=int, required=True, help="dimension of the embedding")
+    dot.add_argument("--epsilon", type=_epsilon, required=True, help="privacy parameter (smaller = more privacy)")
+    dot.add_argument("--at", default="0,0.5,1,2", help="comma-separated points z (default 0,0.5,1,2)")
+    dot.add_argument("--json", action="store_true", help="print JSON on stdout")
+
     mech = sub.add_parser("mechanisms", help="list the mechanisms, their parameters and guarantees")
     mech.add_argument("--json", action="store_true")
     return parser
@@ -113,6 +119,8 @@ def _run(args) -> dict:
 
     if args.command == "mechanisms":
         return {"mechanisms": [cls().describe() for cls in MECHANISMS.values()]}
+    if args.command == "dot":
+        return _dot(args)
     mechanism = _mechanism(args)
     if args.command == "ranks":
         space = _space(args)
@@ -125,7 +133,48 @@ def _run(args) -> dict:
     return epsilon_sweep(space, epsilons, args.words, mechanism, args.close, rng=args.seed, progress=progress).to_dict()
 
 
+def _dot(args) -> dict:
+    """pdf/cdf/sf of Z at the points, its variance, and two-sided tail bounds P(|Z| > |z|)."""
+    from privlib.noisy_dot import (NoisyDotProduct, chebyshev_tail_bound, chernoff_tail_bound, thm8_half_width,
+                                   thm8_tail_bound)
+
+    try:
+        points = np.array([float(p) for p in args.at.split(",") if p.strip()])
+    except ValueError:
+        raise ValueError(f"--at takes comma-separated numbers, got {args.at!r}.") from None
+    if points.size == 0 or not np.isfinite(points).all():
+        raise ValueError("--at needs at least one finite number.")
+    law = NoisyDotProduct(args.n, args.epsilon)
+    t = np.abs(points)
+    half = thm8_half_width(args.n, args.epsilon, 0.99)
+    return {
+        "n": law.n, "epsilon": law.epsilon, "at": points.tolist(),
+        "pdf": np.atleast_1d(law.pdf(points)).tolist(),
+        "cdf": np.atleast_1d(law.cdf(points)).tolist(),
+        "sf": np.atleast_1d(law.sf(points)).tolist(),
+        "var": law.var(),
+        "two_sided_tail": np.atleast_1d(2 * law.sf(t)).tolist(),
+        "interval_99_half_width": float(law.isf(0.005)),
+        "bounds": {
+            "thm8": np.atleast_1d(thm8_tail_bound(args.n, args.epsilon, t)).tolist(),
+            "chebyshev": np.atleast_1d(chebyshev_tail_bound(args.n, args.epsilon, t)).tolist(),
+            "chernoff": np.atleast_1d(chernoff_tail_bound(args.n, args.epsilon, t)).tolist(),
+            "thm8_99_half_width": {"half_width": half.half_width, "c1": half.c1, "c2": half.c2},
+        },
+    }
+
+
 def _print_text(args, result: dict) -> None:
+    if args.command == "dot":
+        print(f"Z = <eta, e>, n = {result['n']}, epsilon = {result['epsilon']:g}: Var Z = {result['var']:.6g}, "
+              f"99% of Z within ±{result['interval_99_half_width']:.4g} (Thm 8 guarantees "
+              f"±{result['bounds']['thm8_99_half_width']['half_width']:.4g})")
+        print(f"{'z':>10} {'pdf':>12} {'cdf':>12} {'sf':>12} {'P(|Z|>|z|)':>12} {'Chernoff':>10} {'Thm 8':>10}")
+        for i, z in enumerate(result["at"]):
+            print(f"{z:>10g} {result['pdf'][i]:>12.6g} {result['cdf'][i]:>12.6g} {result['sf'][i]:>12.6g} "
+                  f"{result['two_sided_tail'][i]:>12.6g} {result['bounds']['chernoff'][i]:>10.4g} "
+                  f"{result['bounds']['thm8'][i]:>10.4g}")
+        return
     if args.command == "mechanisms":
         for m in result["mechanisms"]:
             params = ", ".join(f"{k}={v['default']!r}" for k, v in m["parameters"].items())

@@ -122,3 +122,29 @@ def test_mechanisms_listing():
     assert "multivariate-laplace" in names
     for m in listing:
         assert m["guarantee"] and isinstance(m["parameters"], dict)
+
+
+def test_dot_json_matches_the_spec_reference_values():
+    r = run("dot", "--n", "50", "--epsilon", "10", "--at", "0.5,1.369", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert {"n", "epsilon", "pdf", "cdf", "sf", "var", "bounds"} <= set(out)
+    # 30-digit references from the spec (dx-text §4): F_Z(0.5), F_Z(1.369) for n = 50, eps = 10
+    assert abs(out["cdf"][0] - 0.760776598187) < 1e-9
+    assert abs(out["cdf"][1] - 0.971975605962) < 1e-9
+    assert abs(out["sf"][1] - (1 - 0.971975605962)) < 1e-9
+    assert out["var"] == pytest.approx(51 / 100, rel=1e-12)  # Thm 9: (n + 1)/eps^2
+    for name in ("thm8", "chebyshev", "chernoff"):
+        for bound, tail in zip(out["bounds"][name], out["two_sided_tail"]):
+            assert bound >= tail  # every bound holds
+
+
+@pytest.mark.parametrize("args, message", [
+    (["dot", "--n", "0", "--epsilon", "1"], "at least 1"),
+    (["dot", "--n", "50", "--epsilon", "0"], "greater than 0"),
+    (["dot", "--n", "50", "--epsilon", "1", "--at", "a,b"], "comma-separated numbers"),
+])
+def test_dot_bad_input_exits_2(args, message):
+    r = run(*args)
+    assert r.returncode == 2
+    assert message in r.stderr and len(r.stderr.strip().splitlines()) == 1
