@@ -8,13 +8,15 @@ import ui
 
 st.set_page_config(page_title="Epsilon Lab", page_icon="ε", layout="wide")
 
+# Navigation first. URL paths are the file names (/noisy_dot_product): with Streamlit 1.67 a
+# custom url_path shows "Page not found" when a link opens that page directly.
+pages = st.navigation([
+    st.Page("pages/neighbour_ranks.py", title="Neighbour ranks", default=True),
+    st.Page("pages/noisy_dot_product.py", title="Noisy dot product"),
+])
+
 space = ui.sidebar()
 st.session_state["space"] = space
-
-pages = st.navigation([
-    st.Page("pages/neighbour_ranks.py", title="Neighbour ranks", default=True, url_path="neighbour-ranks"),
-    st.Page("pages/noisy_dot_product.py", title="Noisy dot product", url_path="noisy-dot-product"),
-])
 if space is None:
     st.title("Epsilon Lab")
     st.warning("No embedding is loaded yet: choose one in the sidebar.")

@@ -130,3 +130,20 @@ def embedding_key(space: EmbeddingSpace) -> str:
     if space.name.startswith("GloVe 6B 50d"):
         return f"{space.name}|{len(space)}"
     return space.fingerprint
+
+
+def require_app() -> None:
+    """Make a page opened by a direct link run inside app.py.
+
+    Streamlit 1.67 serves the very first request of a process in its legacy "pages/ folder" mode
+    when a pages/ folder exists, so a link straight to /noisy_dot_product runs that page file
+    alone, without app.py's sidebar. This switches the process to st.navigation mode and reruns,
+    which then runs app.py and resolves the same page. (Relies on Streamlit's PagesManager flag;
+    tests/test_browser.py opens pages by direct link to catch a change in Streamlit.)
+    """
+    if "space" in st.session_state:
+        return
+    from streamlit.runtime.pages_manager import PagesManager
+
+    PagesManager.uses_pages_directory = False
+    st.rerun()

@@ -32,6 +32,7 @@ def cached_fig2(_space, space_key, n_words, epsilons, close, seed, _progress=Non
     return epsilon_sweep(_space, epsilons, n_words, MultivariateLaplace(), close, rng=seed, progress=_progress)
 
 
+ui.require_app()
 space = st.session_state["space"]
 key = ui.embedding_key(space)
 qp = st.query_params

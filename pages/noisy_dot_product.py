@@ -42,6 +42,7 @@ def tail_curves(n, epsilon, t_max):
     return t, exact, bounds
 
 
+ui.require_app()
 space = st.session_state["space"]
 st.title("Noisy dot product")
 st.markdown(

@@ -56,3 +56,32 @@ def test_neighbour_ranks_page_renders_and_reacts_to_epsilon(browser):
         assert page.locator(".js-plotly-plot").count() >= 2
         assert page.locator('[data-testid="stException"]').count() == 0
         assert errors == []
+
+
+def test_noisy_dot_product_page_renders_and_reacts(browser):
+    with streamlit_server() as (url, _):
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        errors = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(f"{url}/noisy_dot_product")
+        page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 5", timeout=90_000)
+        wait_for_app_idle(page)
+        assert page.locator('[data-testid="stException"]').count() == 0
+        assert page.get_by_text("Page not found").count() == 0  # a direct link opens the page itself
+        assert page.locator("h1").first.inner_text() == "Noisy dot product"
+        caption = page.get_by_text("standard deviation").inner_text()
+        slider = page.get_by_role("slider", name="ε (epsilon)")
+        slider.focus()
+        started = time.perf_counter()
+        slider.press("ArrowLeft")
+        page.wait_for_function(
+            "(old) => { const e = [...document.querySelectorAll('[data-testid=\"stCaptionContainer\"]')]"
+            ".find(c => c.innerText.includes('standard deviation')); return e && e.innerText !== old; }",
+            arg=caption, timeout=60_000,
+        )
+        wait_for_app_idle(page)
+        print(f"noisy dot product: epsilon change rendered in {time.perf_counter() - started:.2f} s")
+        assert "ε = 7" in page.get_by_text("standard deviation").inner_text()
+        assert page.locator(".js-plotly-plot").count() >= 5
+        assert page.locator('[data-testid="stException"]').count() == 0
+        assert errors == []
