@@ -133,17 +133,17 @@ def embedding_key(space: EmbeddingSpace) -> str:
 
 
 def require_app() -> None:
-    """Make a page opened by a direct link run inside app.py.
+    """Make sure a page runs inside app.py (its router and shared sidebar).
 
-    Streamlit 1.67 serves the very first request of a process in its legacy "pages/ folder" mode
-    when a pages/ folder exists, so a link straight to /noisy_dot_product runs that page file
-    alone, without app.py's sidebar. This switches the process to st.navigation mode and reruns,
-    which then runs app.py and resolves the same page. (Relies on Streamlit's PagesManager flag;
-    tests/test_browser.py opens pages by direct link to catch a change in Streamlit.)
+    Streamlit 1.67 runs an app in its legacy "pages/ folder" mode whenever a pages/ folder exists
+    and st.navigation has not yet been called in the process (the first request of a server, and
+    every run under AppTest): a link straight to /noisy_dot_product then runs that page file alone,
+    without app.py. This switches to st.navigation mode and reruns, which runs app.py and resolves
+    the same page. (Relies on Streamlit's PagesManager flag; the browser test opens a page by
+    direct link first thing, so a change in Streamlit shows up there.)
     """
-    if "space" in st.session_state:
-        return
     from streamlit.runtime.pages_manager import PagesManager
 
-    PagesManager.uses_pages_directory = False
-    st.rerun()
+    if PagesManager.uses_pages_directory or "space" not in st.session_state:
+        PagesManager.uses_pages_directory = False
+        st.rerun()

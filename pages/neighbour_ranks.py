@@ -138,8 +138,8 @@ with st.expander("Average over random words (the paper's Fig. 2)", expanded="fig
     c1, c2 = st.columns([1, 1], vertical_alignment="bottom")
     n_words = c1.select_slider("Words", [100, 200, 500, 1_000, 2_000, 5_000], value=500, key="fig2_words",
                                help="The paper uses 5,000 words; more words = smaller error bands, longer wait.")
-    if c2.button("Compute the average", type="primary"):
-        st.session_state["fig2"] = (int(n_words), int(close), seed)
+    c2.button("Compute the average", type="primary", on_click=lambda: st.session_state.update(
+        fig2=(int(st.session_state["fig2_words"]), int(st.session_state["close"]), int(st.session_state["seed"]))))
     if "fig2" in st.session_state:
         n_words_run, close_run, seed_run = st.session_state["fig2"]
         bar = st.progress(0.0, text="Starting …")

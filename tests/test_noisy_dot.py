@@ -135,7 +135,7 @@ def test_n1_is_laplace_and_odd_n_elementary_forms(eps):
     """For odd n, K_{n/2} is elementary. With x = eps z >= 0:
     n = 1: sf = e^{-x}/2 (Laplace); n = 3: f_X = (1+x)e^{-x}/4, sf = (2+x)e^{-x}/4;
     n = 5: f_X = (x^2+3x+3)e^{-x}/16, sf = (x^2+5x+8)e^{-x}/16. Valid far beyond where sf underflows."""
-    x = np.array([0.0, 0.3, 1.0, 7.0, 40.0, 700.0, 1e4])
+    x = np.array([0.0, 0.3, 1.0, 7.0, 40.0, 700.0, 1e4, 1e7, 1e12])  # kve fails beyond ~1e9
     z = x / eps
     forms = {
         1: (lambda x: np.full_like(x, 0.5), lambda x: np.full_like(x, 0.5)),
@@ -222,16 +222,16 @@ def test_moments_by_quadrature_and_mgf():
 # Closed form versus the paper's Eq. 13 integrated numerically
 # ---------------------------------------------------------------------------------------------
 
-# Points in units of the standard deviation sqrt(n+1)/eps: 0, the body, and tails down to ~1e-50.
+# Points in units of the standard deviation sqrt(n+1)/eps: 0, the body, and tails down to ~1e-240.
 BODY_UNITS = np.array([0.0, 0.02, 0.4, 1.0, 2.0, 3.5, 6.0])
-TAIL_UNITS = np.array([10.0, 20.0])
+TAIL_UNITS = np.array([10.0, 20.0, 40.0])
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("n", N_GRID)
 def test_closed_form_matches_eq13_on_grid(n):
-    """|pdf/eps difference| and |cdf difference| <= 1e-9 on the grid (measured: < 5e-13), and the
-    two agree to 1e-9 relative in the tails (log sf, log pdf), where 1 - cdf underflows."""
+    """|pdf/eps difference| and |cdf difference| <= 1e-9 on the grid (measured: < 2e-13), and the
+    two agree to 1e-9 relative in the tails (log sf, log pdf; measured < 2e-12), where 1 - cdf
+    underflows."""
     for eps in EPS_GRID:
         law = NoisyDotProduct(n, eps)
         z = np.concatenate([-BODY_UNITS[1:3], BODY_UNITS, TAIL_UNITS]) * law.std()
@@ -245,16 +245,6 @@ def test_closed_form_matches_eq13_on_grid(n):
         np.testing.assert_allclose(cdf, cdf13, rtol=0, atol=1e-9)
         np.testing.assert_allclose(np.log(sf), np.log(sf13), rtol=0, atol=1e-9)
         np.testing.assert_allclose(law.logpdf(z), np.log(pdf13), rtol=0, atol=1e-9)
-
-
-def test_closed_form_matches_eq13_quick():
-    """A fast subset of the grid test (always run): n = 2 (singular f_B), 3, 300; eps 0.01 and 1000."""
-    for n, eps in [(2, 0.01), (3, 1000.0), (300, 1.0)]:
-        law = NoisyDotProduct(n, eps)
-        z = np.array([0.0, 0.3, 1.0, 3.0, 15.0]) * law.std()
-        np.testing.assert_allclose(law.pdf(z) / eps, law.pdf_integral(z) / eps, rtol=0, atol=1e-9)
-        np.testing.assert_allclose(law.logsf(z), np.log(law.sf_integral(z)), rtol=0, atol=1e-9)
-        np.testing.assert_allclose(law.cdf(-z), law.cdf_integral(-z), rtol=0, atol=1e-9)
 
 
 def test_n1_eq13_is_laplace():
@@ -280,7 +270,8 @@ def test_sf_tail_against_gamma_difference_quadrature():
         reference = sum(integrate.quad(integrand, lo, hi, epsabs=0, epsrel=1e-12, limit=200)[0]
                         for lo, hi in pieces)
         law = NoisyDotProduct(n, 1.0)
-        assert law.cdf(x) == 1.0 or 1.0 - law.cdf(x) > 1e-16  # 1 - cdf cannot resolve these
+        assert law.cdf(x) == 1.0  # so 1 - cdf would say 0 here; sf must come from its own computation
+        assert 0 < law.sf(x) < 1e-20
         assert law.sf(x) == pytest.approx(reference, rel=1e-8)
 
 
