@@ -4,10 +4,14 @@ on the mechanism's real noisy queries, and speed against the exact search in the
     python bench/bench_annoy.py [--trees 50] [--epsilons 1,5,10,20,30] [--words 200] [--per-word 5]
 """
 import argparse
+import sys
+from pathlib import Path
 import tempfile
 import time
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anywhere
 
 from privlib import EmbeddingSpace, laplace_noise
 from privlib.search import AnnoySearch, nearest_recall

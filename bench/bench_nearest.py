@@ -11,6 +11,8 @@ Outputs of the two searches are compared for equality (the exact search must agr
     python bench/bench_nearest.py [--word king] [--samples 2000] [--epsilon 10] [--repeats 5]
 """
 import argparse
+import sys
+from pathlib import Path
 import os
 import platform
 import statistics
@@ -18,6 +20,8 @@ import time
 
 import numpy as np
 from scipy.spatial.distance import cdist
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anywhere
 
 from privlib import EmbeddingSpace, MultivariateLaplace, laplace_noise, neighbour_ranks
 

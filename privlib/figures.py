@@ -42,8 +42,11 @@ def rank_histogram(ranks, vocab_size: int, close: int, title: str | None = None)
     for name, lo, hi in regions:
         # plotly.js places shapes on a log axis by data value, but annotations by log10 value
         fig.add_vrect(x0=lo, x1=hi, fillcolor=COLOURS[name], opacity=0.1, line_width=0, layer="below")
-        fig.add_annotation(x=np.log10(lo), y=1, yref="paper", text=name, showarrow=False,
-                           xanchor="left", yanchor="bottom", font=dict(color=COLOURS[name]))
+        # labels centred in their region (original: left-aligned, its region is one rank wide)
+        x = np.log10(lo) if name == "original" else 0.5 * (np.log10(lo) + np.log10(hi))
+        fig.add_annotation(x=x, y=1, yref="paper", text=name, showarrow=False,
+                           xanchor="right" if name == "original" else "center", yanchor="bottom",
+                           font=dict(color=COLOURS[name]))
     shown = counts > 0
     fig.add_trace(go.Bar(
         x=np.sqrt(edges[:-1] * edges[1:])[shown], y=density[shown],
