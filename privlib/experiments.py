@@ -280,12 +280,12 @@ def dot_product_experiment(n: int, epsilon: float, samples: int = 100_000, space
     else:
         direction = np.zeros(n)
         direction[0] = 1.0
+    from privlib.noisy_dot import empirical_dot_products
+
     norm = float(np.linalg.norm(direction))
-    unit = direction / norm
     noise = laplace_noise(n, epsilon, samples, as_generator(rng))
     radius = np.linalg.norm(noise, axis=1)
-    along = noise @ unit
-    cosine = along / np.maximum(radius, 1e-300)
-    values = along if normalise else along * norm
+    values = empirical_dot_products(noise, direction, normalise)
+    cosine = (values if normalise else values / norm) / np.maximum(radius, 1e-300)
     return DotProductExperiment(n, epsilon, word, bool(normalise), 1.0 if normalise else norm,
                                 values, radius, cosine)

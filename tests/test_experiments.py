@@ -370,3 +370,34 @@ def test_sweep_accepts_one_word_as_a_string(glove_small):
 def test_huge_epsilon_grid_is_refused():
     with pytest.raises(ValueError, match="more than 1,000 values"):
         parse_epsilons("1:1e12")
+
+
+@pytest.mark.parametrize("normalise", [True, False])
+def test_dot_product_experiment_follows_the_exact_law(glove_small, normalise):
+    from privlib.experiments import dot_product_experiment
+    from privlib.noisy_dot import AngularComponent, NoiseRadius
+
+    exp = dot_product_experiment(50, 4.0, 20_000, glove_small, "king", normalise, rng=3)
+    norm = float(np.linalg.norm(glove_small.vectors[glove_small.index("king")].astype(float)))
+    assert exp.scale == (1.0 if normalise else pytest.approx(norm))
+    # <eta, w> has the law of ||w|| Z, i.e. NoisyDotProduct(n, eps/||w||)
+    assert stats.kstest(exp.values, exp.law.cdf).pvalue > 1e-3
+    assert stats.kstest(exp.radius, NoiseRadius(50, 4.0).cdf).pvalue > 1e-3
+    assert stats.kstest(exp.cosine, AngularComponent(50).cdf).pvalue > 1e-3
+    # a wrong scale is rejected by the same test (the test can fail)
+    wrong = exp.values * (1.0 / norm if not normalise else 1.3)
+    assert stats.kstest(wrong, exp.law.cdf).pvalue < 1e-6
+    rows = exp.summary(0.99)
+    assert abs(rows[1]["simulated"] - rows[1]["exact"]) < 4 * rows[1]["standard error"]
+    assert rows[2]["bound"] >= rows[2]["exact"] and rows[2]["bound (Chebyshev)"] >= rows[2]["exact"]
+
+
+def test_dot_product_experiment_validation(glove_small):
+    from privlib.experiments import dot_product_experiment
+
+    with pytest.raises(ValueError, match="set n = 50"):
+        dot_product_experiment(300, 1.0, 100, glove_small, "king")
+    with pytest.raises(ValueError, match="greater than 0"):
+        dot_product_experiment(50, 0.0, 100)
+    with pytest.raises(ValueError, match="needs an embedding"):
+        dot_product_experiment(50, 1.0, 100, None, "king")
