@@ -53,7 +53,9 @@ def test_neighbour_ranks_page_renders_and_reacts_to_epsilon(browser):
         wait_for_app_idle(page)
         assert "epsilon=0.1" in page.url, page.url  # the view is shareable
         assert _metric_value(page, "Original word") == "0.0%"  # at ε = 0.1 the word never survives
-        assert page.locator(".js-plotly-plot").count() >= 2
+        # the histogram and, below it, the proportions-against-epsilon chart
+        page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=90_000)
+        page.get_by_text("About this mechanism").wait_for(timeout=90_000)  # the page's last element
         assert page.locator('[data-testid="stException"]').count() == 0
         assert errors == []
 
@@ -82,6 +84,7 @@ def test_noisy_dot_product_page_renders_and_reacts(browser):
         wait_for_app_idle(page)
         print(f"noisy dot product: epsilon change rendered in {time.perf_counter() - started:.2f} s")
         assert "ε = 7" in page.get_by_text("standard deviation").inner_text()
-        assert page.locator(".js-plotly-plot").count() >= 5
+        page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 5", timeout=60_000)
+        page.get_by_text("Summary (JSON)").wait_for(timeout=60_000)  # the page's last element
         assert page.locator('[data-testid="stException"]').count() == 0
         assert errors == []
