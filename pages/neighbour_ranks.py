@@ -101,7 +101,7 @@ for col, name, label in zip(cols, ("original", "close", "distant"),
 left, right = st.columns([1, 1])
 with left:
     st.plotly_chart(
-        figures.rank_histogram(result.ranks, len(space), int(close),
+        figures.rank_histogram(*result.rank_distribution(), len(space), int(close), exact=result.exact,
                                title=f"Ranks of {samples:,} outputs for “{word}” at ε = {epsilon:g}"),
         key="rank_histogram",
     )

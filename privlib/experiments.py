@@ -20,30 +20,51 @@ MAX_EPSILONS = 1000
 
 @dataclass(frozen=True)
 class RankExperiment:
-    """Result of `rank_experiment`: the outputs of one word at one epsilon, by rank."""
+    """Result of `rank_experiment`: the outputs of one word at one epsilon, by rank.
+
+    Sampled mechanisms fill ``ranks`` (the rank of each sampled output); mechanisms with exact
+    output probabilities fill ``rank_probabilities`` (P(output has rank r) for every r) instead,
+    and their proportions carry no sampling error.
+    """
 
     word: str
     epsilon: float
     mechanism: str
     samples: int
     close: int
-    ranks: np.ndarray = field(repr=False)  # rank of each sampled output
+    ranks: np.ndarray = field(repr=False)  # rank of each sampled output (empty when exact)
     proportions: dict
-    top: list  # most frequent outputs: word, rank, count, distance, cosine
+    top: list  # most frequent outputs: word, rank, count or probability, distance, cosine
+    rank_probabilities: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def exact(self) -> bool:
+        return self.rank_probabilities is not None
 
     def standard_errors(self) -> dict:
-        """Binomial standard error of each proportion: sqrt(p(1-p)/samples)."""
+        """Binomial standard error of each proportion, sqrt(p(1-p)/samples); 0 when exact."""
+        if self.exact:
+            return {k: 0.0 for k in self.proportions}
         return {k: float(np.sqrt(p * (1 - p) / self.samples)) for k, p in self.proportions.items()}
 
     def rank_counts(self) -> tuple[np.ndarray, np.ndarray]:
-        """(distinct ranks, counts), ranks ascending."""
+        """(distinct ranks, counts) of the sampled outputs, ranks ascending."""
         return np.unique(self.ranks, return_counts=True)
+
+    def rank_distribution(self) -> tuple[np.ndarray, np.ndarray]:
+        """(ranks, fraction of outputs at each rank): exact probabilities when available."""
+        if self.exact:
+            ranks = np.flatnonzero(self.rank_probabilities > 0)
+            return ranks, self.rank_probabilities[ranks]
+        ranks, counts = self.rank_counts()
+        return ranks, counts / self.samples
 
     def to_dict(self) -> dict:
         return {
             "word": self.word,
             "epsilon": self.epsilon,
             "mechanism": self.mechanism,
+            "exact": self.exact,
             "samples": self.samples,
             "close": self.close,
             "proportions": self.proportions,
@@ -54,36 +75,54 @@ class RankExperiment:
 
 def rank_experiment(space, word, epsilon: float, samples: int = 2000, mechanism: Mechanism | None = None,
                     close: int = DEFAULT_CLOSE, rng=None, top: int = 10) -> RankExperiment:
-    """Sample ``samples`` outputs of ``mechanism`` (default `MultivariateLaplace`) for ``word``
-    at ``epsilon`` and locate each among the word's neighbours.
+    """Where the outputs of ``mechanism`` (default `MultivariateLaplace`) for ``word`` at
+    ``epsilon`` land among the word's neighbours.
 
+    Mechanisms with exact output probabilities (``has_exact_probabilities``) are not sampled:
+    the proportions and the rank histogram are exact. Others are sampled ``samples`` times.
     proportions: original (rank 0), close (1 <= rank <= close), distant (rank > close).
-    top: the ``top`` most frequent outputs with rank, count, Euclidean distance and cosine
-    similarity to the input word.
+    top: the ``top`` most frequent (or most probable) outputs with rank, count (or probability),
+    Euclidean distance and cosine similarity to the input word.
     """
     mechanism = mechanism or MultivariateLaplace()
     epsilon = check_epsilon(epsilon)
     samples = check_positive_int(samples, "samples", maximum=MAX_SAMPLES)
     close = check_positive_int(close, "close (K)", minimum=1, maximum=len(space) - 1)
     ranks_of = neighbour_ranks(space, word)
-    outputs = mechanism.sample(space, ranks_of.row, epsilon, samples, as_generator(rng))
-    ranks = ranks_of.rank_of(outputs)
-    counts = classify_ranks(ranks, close)
-    proportions = {k: v / samples for k, v in counts.items()}
-    rows, row_counts = np.unique(outputs, return_counts=True)
-    best = np.lexsort((ranks_of.rank_of(rows), -row_counts))[:top]  # by count, then rank
+    rank_probabilities = None
+    if mechanism.has_exact_probabilities:
+        probabilities = mechanism.output_probabilities(space, ranks_of.row, epsilon)
+        rank_probabilities = np.empty_like(probabilities)
+        rank_probabilities[ranks_of.rank] = probabilities
+        proportions = {"original": float(rank_probabilities[0]),
+                       "close": float(rank_probabilities[1:close + 1].sum()),
+                       "distant": float(rank_probabilities[close + 1:].sum())}
+        ranks = np.empty(0, dtype=np.int64)
+        k = min(top, probabilities.size)
+        best = np.argpartition(-probabilities, k - 1)[:k]
+        top_rows = best[np.lexsort((ranks_of.rank_of(best), -probabilities[best]))]
+        amounts = [("probability", float(probabilities[r])) for r in top_rows]
+    else:
+        outputs = mechanism.sample(space, ranks_of.row, epsilon, samples, as_generator(rng))
+        ranks = ranks_of.rank_of(outputs)
+        counts = classify_ranks(ranks, close)
+        proportions = {k: v / samples for k, v in counts.items()}
+        rows, row_counts = np.unique(outputs, return_counts=True)
+        best = np.lexsort((ranks_of.rank_of(rows), -row_counts))[:top]  # by count, then rank
+        top_rows = rows[best]
+        amounts = [("count", int(c)) for c in row_counts[best]]
     w = space.vectors[ranks_of.row].astype(np.float64)
-    top_rows = rows[best]
     vectors = space.vectors[top_rows].astype(np.float64)
     cosines = vectors @ w / np.maximum(np.linalg.norm(vectors, axis=1) * np.linalg.norm(w), 1e-300)
     cosines = np.clip(cosines, -1.0, 1.0)  # rounding can give 1 + 2e-16 for the word itself
     top_list = [
-        {"word": space.words[r], "rank": int(ranks_of.rank[r]), "count": int(c),
+        {"word": space.words[r], "rank": int(ranks_of.rank[r]), key: value,
          "distance": float(ranks_of.distance_of(r)), "cosine": float(cos)}
-        for r, c, cos in zip(top_rows, row_counts[best], cosines)
+        for r, (key, value), cos in zip(top_rows, amounts, cosines)
     ]
     ranks.flags.writeable = False
-    return RankExperiment(ranks_of.word, epsilon, mechanism.name, samples, close, ranks, proportions, top_list)
+    return RankExperiment(ranks_of.word, epsilon, mechanism.name, samples, close, ranks, proportions, top_list,
+                          rank_probabilities)
 
 
 @dataclass(frozen=True)

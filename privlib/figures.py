@@ -25,18 +25,21 @@ def log_rank_bins(vocab_size: int, close: int, per_decade: int = 12) -> np.ndarr
     return edges
 
 
-def rank_histogram(ranks, vocab_size: int, close: int, title: str | None = None) -> go.Figure:
+def rank_histogram(ranks, weights, vocab_size: int, close: int, title: str | None = None,
+                   exact: bool = False) -> go.Figure:
     """Histogram of output ranks on a log rank axis, regions original / close / distant shaded.
 
-    x is rank + 1 (log scale; rank 0 = the original word at x = 1); y is the fraction of samples
-    per bin divided by the bin's width in ranks ("fraction per rank"), so bins of different
-    widths compare fairly, on a log axis.
+    ``ranks`` with ``weights`` = the fraction of outputs at each rank (sampled frequencies, or
+    exact probabilities with ``exact=True``). x is rank + 1 (log scale; rank 0 = the original
+    word at x = 1); y is the fraction per bin divided by the bin's width in ranks ("fraction per
+    rank"), so bins of different widths compare fairly, on a log axis.
     """
     ranks = np.asarray(ranks)
     edges = log_rank_bins(vocab_size, close)
-    counts, _ = np.histogram(ranks + 1, bins=edges)
+    mass, _ = np.histogram(ranks + 1, bins=edges, weights=np.asarray(weights, dtype=float))
     widths = np.diff(edges)
-    density = counts / max(ranks.size, 1) / widths
+    density = mass / widths
+    counts = mass
     fig = go.Figure()
     regions = [("original", 1, 2), ("close", 2, close + 2), ("distant", close + 2, vocab_size + 1)]
     for name, lo, hi in regions:
@@ -53,13 +56,13 @@ def rank_histogram(ranks, vocab_size: int, close: int, title: str | None = None)
         width=widths[shown] * 0.9,
         marker_color=[COLOURS[_region(e, close)] for e in edges[:-1][shown]],
         customdata=np.stack([edges[:-1][shown] - 1, edges[1:][shown] - 2, counts[shown]], axis=1),
-        hovertemplate="ranks %{customdata[0]}–%{customdata[1]}<br>%{customdata[2]} samples<br>"
-                      "%{y:.3g} per rank<extra></extra>",
+        hovertemplate="ranks %{customdata[0]}–%{customdata[1]}<br>%{customdata[2]:.3%} of outputs"
+                      + (" (exact)" if exact else "") + "<br>%{y:.3g} per rank<extra></extra>",
         name="outputs",
     ))
     fig.update_xaxes(type="log", range=[0, np.log10(vocab_size + 1)],
                      title="rank of the output among the input's neighbours + 1 (log scale)")
-    fig.update_yaxes(type="log", title="fraction of samples per rank")
+    fig.update_yaxes(type="log", title="fraction of outputs per rank" + (" (exact)" if exact else ""))
     fig.update_layout(title=title, showlegend=False, bargap=0, margin=dict(t=60, b=40, l=60, r=20))
     return fig
 

@@ -67,8 +67,17 @@ class Mechanism:
     def guarantee(self) -> str:
         raise NotImplementedError
 
+    #: True when `output_probabilities` gives the exact output law (the rank experiment then
+    #: shows exact proportions instead of sampling them).
+    has_exact_probabilities: ClassVar[bool] = False
+
     def sample(self, space, word, epsilon: float, size: int = 1, rng=None) -> np.ndarray:
         raise NotImplementedError
+
+    def output_probabilities(self, space, word, epsilon: float) -> np.ndarray:
+        """P(output = x | input = word) for every row x, float64 summing to 1 — only for
+        mechanisms with ``has_exact_probabilities``."""
+        raise ValueError(f"{self.label} has no closed-form output probabilities; sample it instead.")
 
     def sample_many(self, space, rows, epsilon, rng=None) -> np.ndarray:
         """One output for each input row in ``rows`` (a batch of different words); ``epsilon``
@@ -184,8 +193,20 @@ def _rows_and_epsilons(rows, epsilon) -> tuple[np.ndarray, np.ndarray]:
     return rows, eps
 
 
-#: Every mechanism by its name, for the CLI and the pages.
-MECHANISMS: dict[str, type[Mechanism]] = {cls.name: cls for cls in (MultivariateLaplace,)}
+#: Every mechanism by its name, for the CLI and the pages (filled by `register`; importing
+#: privlib registers all of them).
+MECHANISMS: dict[str, type[Mechanism]] = {}
+
+
+def register(cls: type[Mechanism]) -> type[Mechanism]:
+    """Class decorator: make a mechanism available by its ``name``."""
+    if not cls.name or cls.name in MECHANISMS:
+        raise ValueError(f"Mechanism name {cls.name!r} is empty or taken.")
+    MECHANISMS[cls.name] = cls
+    return cls
+
+
+register(MultivariateLaplace)
 
 
 def make_mechanism(name: str, **params) -> Mechanism:
