@@ -147,3 +147,31 @@ def require_app() -> None:
     if PagesManager.uses_pages_directory or "space" not in st.session_state:
         PagesManager.uses_pages_directory = False
         st.rerun()
+
+
+def mechanism_controls(key: str = "mechanism", container=None) -> tuple[str, tuple]:
+    """A mechanism picker and one widget per parameter, built from the mechanism's PARAMETERS
+    (no mechanism-specific code here). Returns (name, ((parameter, value), ...)), hashable for
+    caching; `privlib.mechanisms.make_mechanism(name, **dict(params))` builds it."""
+    from privlib.mechanisms import MECHANISMS
+
+    box = container or st
+    names = list(MECHANISMS)
+    name = box.selectbox("Mechanism", names, key=key, format_func=lambda n: MECHANISMS[n].label,
+                         help="Each mechanism's privacy guarantee is stated under the charts.")
+    params = []
+    for pname, p in MECHANISMS[name].PARAMETERS.items():
+        wkey = f"{key}.{name}.{pname}"
+        if p.choices:
+            value = box.selectbox(pname, list(p.choices), index=list(p.choices).index(p.default), key=wkey, help=p.help)
+        elif isinstance(p.default, bool):
+            value = box.checkbox(pname, value=p.default, key=wkey, help=p.help)
+        elif isinstance(p.default, int):
+            value = int(box.number_input(pname, min_value=p.low, max_value=p.high, value=p.default, step=1,
+                                         key=wkey, help=p.help))
+        else:
+            value = float(box.number_input(pname, min_value=None if p.low is None else float(p.low),
+                                           max_value=None if p.high is None else float(p.high),
+                                           value=float(p.default), format="%.6g", key=wkey, help=p.help))
+        params.append((pname, value))
+    return name, tuple(params)

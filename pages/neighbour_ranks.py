@@ -8,7 +8,7 @@ import streamlit as st
 import ui
 from privlib import figures
 from privlib.experiments import epsilon_sweep, rank_experiment
-from privlib.mechanisms import MultivariateLaplace
+from privlib.mechanisms import MECHANISMS, make_mechanism
 
 #: Words offered in the type-ahead list (the most frequent ones); any other vocabulary word can be typed.
 PICKER_WORDS = 20_000
@@ -17,19 +17,22 @@ CURVE_EPSILONS = (0.5, 1, 2, 3, 5, 7, 10, 15, 20, 30, 50, 100)
 FIG2_EPSILONS = tuple(range(1, 31))
 
 
-@st.cache_data(show_spinner="Sampling the mechanism …", max_entries=64)
-def cached_rank_experiment(_space, space_key, word, epsilon, samples, close, seed):
-    return rank_experiment(_space, word, epsilon, samples, MultivariateLaplace(), close, rng=seed)
+@st.cache_data(show_spinner="Running the mechanism …", max_entries=64)
+def cached_rank_experiment(_space, space_key, mechanism, word, epsilon, samples, close, seed):
+    return rank_experiment(_space, word, epsilon, samples, make_mechanism(mechanism[0], **dict(mechanism[1])),
+                           close, rng=seed)
 
 
 @st.cache_data(show_spinner="Sampling across ε …", max_entries=32)
-def cached_word_curve(_space, space_key, word, epsilons, samples, close, seed):
-    return epsilon_sweep(_space, epsilons, [word], MultivariateLaplace(), close, rng=seed, samples_per_word=samples)
+def cached_word_curve(_space, space_key, mechanism, word, epsilons, samples, close, seed):
+    return epsilon_sweep(_space, epsilons, [word], make_mechanism(mechanism[0], **dict(mechanism[1])), close,
+                         rng=seed, samples_per_word=samples)
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
-def cached_fig2(_space, space_key, n_words, epsilons, close, seed, _progress=None):
-    return epsilon_sweep(_space, epsilons, n_words, MultivariateLaplace(), close, rng=seed, progress=_progress)
+@st.cache_data(show_spinner=False, max_entries=16)
+def cached_sweep(_space, space_key, mechanism, n_words, epsilons, close, seed, _progress=None):
+    return epsilon_sweep(_space, epsilons, n_words, make_mechanism(mechanism[0], **dict(mechanism[1])), close,
+                         rng=seed, progress=_progress)
 
 
 ui.require_app()
@@ -71,12 +74,17 @@ with controls[1]:
               help=f"A word drawn at random from the {min(PICKER_WORDS, len(space)):,} most frequent.")
 with controls[2]:
     samples = st.select_slider("Samples", SAMPLE_CHOICES, value=2_000, key="samples",
-                               help="Number of times the mechanism is run on the word.")
+                               help="Number of times the mechanism is run on the word (mechanisms with exact "
+                                    "output probabilities are not sampled).")
 with controls[3]:
     close = st.number_input("Close = rank 1 … K, K =", min_value=1, max_value=min(10_000, len(space) - 1),
                             value=min(100, len(space) - 1), key="close",
                             help="Outputs ranked 1..K are 'close neighbours' (the paper uses K = 100).")
-epsilon = ui.epsilon_slider()
+mech_col, eps_col = st.columns([1, 2])
+with mech_col:
+    mechanism = ui.mechanism_controls(key="mechanism")
+with eps_col:
+    epsilon = ui.epsilon_slider()
 seed = int(st.session_state["seed"])
 st.query_params.update({"word": word or "", "epsilon": f"{epsilon:g}", "seed": str(seed)})
 
@@ -90,35 +98,46 @@ if word not in space:
         st.error(str(exc))
     st.stop()
 
-result = cached_rank_experiment(space, key, word, epsilon, samples, int(close), seed)
+try:
+    result = cached_rank_experiment(space, key, mechanism, word, epsilon, samples, int(close), seed)
+except ValueError as exc:  # e.g. a parameter combination the mechanism refuses
+    st.error(str(exc))
+    st.stop()
 se = result.standard_errors()
+how = "exact" if result.exact else f"± {{:.1%}} (one standard error, {samples:,} samples)"
 
 cols = st.columns(3)
 for col, name, label in zip(cols, ("original", "close", "distant"),
                             ("Original word (rank 0)", f"Close neighbour (rank 1–{close})", f"Distant word (rank > {close})")):
-    col.metric(label, f"{result.proportions[name]:.1%}", help=f"± {se[name]:.1%} (one standard error, {samples:,} samples)")
+    col.metric(label, f"{result.proportions[name]:.1%}", help=how.format(se[name]))
 
 left, right = st.columns([1, 1])
 with left:
+    what = "Exact output law" if result.exact else f"Ranks of {samples:,} outputs"
     st.plotly_chart(
         figures.rank_histogram(*result.rank_distribution(), len(space), int(close), exact=result.exact,
-                               title=f"Ranks of {samples:,} outputs for “{word}” at ε = {epsilon:g}"),
+                               title=f"{what} for “{word}” at ε = {epsilon:g}"),
         key="rank_histogram",
     )
 with right:
-    st.markdown("**Most frequent outputs**")
+    st.markdown("**Most probable outputs**" if result.exact else "**Most frequent outputs**")
     st.dataframe(
-        [{"word": t["word"], "rank": t["rank"], "count": t["count"], "share": t["count"] / samples,
+        [{"word": t["word"], "rank": t["rank"],
+          **({"count": t["count"], "share": t["count"] / samples} if "count" in t else {"share": t["probability"]}),
           "distance": t["distance"], "cosine": t["cosine"]} for t in result.top],
-        column_config={"share": st.column_config.NumberColumn(format="percent"),
+        column_config={"share": st.column_config.NumberColumn("probability" if result.exact else "share",
+                                                              format="percent"),
                        "distance": st.column_config.NumberColumn(format="%.3f"),
                        "cosine": st.column_config.NumberColumn("cosine similarity", format="%.3f")},
         hide_index=True,
     )
-    ranks, counts = result.rank_counts()
+    ranks, weights = result.rank_distribution()
     csv = io.StringIO()
-    csv.write("rank,count\n")
-    csv.writelines(f"{r},{c}\n" for r, c in zip(ranks, counts))
+    csv.write("rank,probability\n" if result.exact else "rank,count\n")
+    if result.exact:
+        csv.writelines(f"{r},{w:.17g}\n" for r, w in zip(ranks, weights))
+    else:
+        csv.writelines(f"{r},{c}\n" for r, c in zip(*result.rank_counts()))
     d1, d2 = st.columns(2)
     d1.download_button("Ranks (CSV)", csv.getvalue(), file_name=f"ranks-{word}-eps{epsilon:g}.csv", mime="text/csv")
     d2.download_button("Result (JSON)", json.dumps(result.to_dict(), indent=2),
@@ -126,36 +145,46 @@ with right:
 
 st.subheader("Across ε")
 curve_samples = 300
-curve = cached_word_curve(space, key, word, CURVE_EPSILONS, curve_samples, int(close), seed)
+curve = cached_word_curve(space, key, mechanism, word, CURVE_EPSILONS, curve_samples, int(close), seed)
 sweeps = [(f"“{word}” ({curve_samples} samples per ε)", curve)]
 
-with st.expander("Average over random words (the paper's Fig. 2)", expanded="fig2" in st.session_state):
+with st.expander("Average over random words (the paper's Figs. 2, 8, 9) — compare up to four mechanisms",
+                 expanded="fig2" in st.session_state):
     st.markdown(
         "For each ε, one output for each of many words drawn uniformly from the whole vocabulary, as in "
-        "the paper. Close neighbours stay rare at every ε: the output is either the word itself or a "
-        "distant word."
+        "the paper. For the multivariate Laplace mechanism close neighbours stay rare at every ε: the "
+        "output is either the word itself or a distant word. Each mechanism runs with the parameters "
+        "chosen above (the mechanism selected above) or its defaults (the others)."
     )
-    c1, c2 = st.columns([1, 1], vertical_alignment="bottom")
-    n_words = c1.select_slider("Words", [100, 200, 500, 1_000, 2_000, 5_000], value=500, key="fig2_words",
+    c1, c2, c3 = st.columns([2, 1, 1], vertical_alignment="bottom")
+    compare = c1.multiselect("Mechanisms", list(MECHANISMS), default=[mechanism[0]], max_selections=4,
+                             key="fig2_mechanisms", format_func=lambda n: MECHANISMS[n].label)
+    n_words = c2.select_slider("Words", [50, 100, 200, 500, 1_000, 2_000, 5_000], value=200, key="fig2_words",
                                help="The paper uses 5,000 words; more words = smaller error bands, longer wait.")
-    c2.button("Compute the average", type="primary", on_click=lambda: st.session_state.update(
-        fig2=(int(st.session_state["fig2_words"]), int(st.session_state["close"]), int(st.session_state["seed"]))))
+    c3.button("Compute the average", type="primary", on_click=lambda: st.session_state.update(
+        fig2=(tuple(st.session_state["fig2_mechanisms"]), int(st.session_state["fig2_words"]),
+              int(st.session_state["close"]), int(st.session_state["seed"]))))
     if "fig2" in st.session_state:
-        n_words_run, close_run, seed_run = st.session_state["fig2"]
+        names, n_words_run, close_run, seed_run = st.session_state["fig2"]
         bar = st.progress(0.0, text="Starting …")
-        fig2 = cached_fig2(space, key, n_words_run, FIG2_EPSILONS, close_run, seed_run,
-                           _progress=lambda f, msg: bar.progress(min(1.0, f), text=msg))
+        for i, mech_name in enumerate(names):
+            spec = mechanism if mech_name == mechanism[0] else (mech_name, ())
+            label = MECHANISMS[mech_name].label
+
+            def report(f, msg, i=i, label=label):
+                bar.progress(min(1.0, (i + f) / len(names)), text=f"{label}: {msg}")
+
+            sweep = cached_sweep(space, key, spec, n_words_run, FIG2_EPSILONS, close_run, seed_run, _progress=report)
+            sweeps.append((f"{label}, {n_words_run:,} random words" if len(names) > 1
+                           else f"average over {n_words_run:,} random words", sweep))
         bar.empty()
-        sweeps.append((f"average over {n_words_run:,} random words", fig2))
-        st.download_button("Average (JSON)", json.dumps(fig2.to_dict(), indent=2),
-                           file_name=f"fig2-{n_words_run}-words.json", mime="application/json")
+        st.download_button("Averages (JSON)", json.dumps({label: s.to_dict() for label, s in sweeps[1:]}, indent=2),
+                           file_name=f"proportions-{n_words_run}-words.json", mime="application/json")
 
 st.plotly_chart(figures.proportions_vs_epsilon(sweeps, title="Proportions of outputs against ε"),
                 key="proportions_vs_epsilon")
 
 with st.expander("About this mechanism"):
-    st.markdown(f"**{MultivariateLaplace.label}.** {MultivariateLaplace().guarantee}")
-    st.markdown(
-        "Noise: a direction uniform on the sphere times a length drawn from Gamma(n, 1/ε), so the "
-        "noise has density ∝ exp(−ε‖η‖). Output: the exact nearest word to the noisy vector."
-    )
+    chosen = make_mechanism(mechanism[0], **dict(mechanism[1]))
+    st.markdown(f"**{chosen.label}.** {chosen.guarantee}")
+    st.markdown((type(chosen).__doc__ or "").split("\n\n")[0])

@@ -184,7 +184,8 @@ def _print_text(args, result: dict) -> None:
         print(f"{result['word']!r} at epsilon {result['epsilon']:g} ({result['mechanism']}, {result['samples']} samples)")
         print(f"  original {p['original']:.3f}   close (1..{result['close']}) {p['close']:.3f}   distant {p['distant']:.3f}")
         for row in result["top"]:
-            print(f"  {row['word']:<20} rank {row['rank']:>7}  count {row['count']:>6}  cos {row['cosine']:.3f}")
+            amount = f"count {row['count']:>6}" if "count" in row else f"prob {row['probability']:.4f}"
+            print(f"  {row['word']:<20} rank {row['rank']:>7}  {amount}  cos {row['cosine']:.3f}")
     else:
         print(f"{'epsilon':>8} {'original':>9} {'close':>9} {'distant':>9}   ({result['words']} words)")
         p = result["proportions"]
