@@ -177,6 +177,14 @@ class EmbeddingSpace:
             f"{word!r} is not in the vocabulary of {self.name} ({len(self):,} words).{hint}"
         )
 
+    def row(self, word) -> int:
+        """Row of a word given as a string or as a row number (validated either way)."""
+        if isinstance(word, (int, np.integer)) and not isinstance(word, bool):
+            if not 0 <= int(word) < len(self):
+                raise ValueError(f"Word row {word} is outside the vocabulary (0..{len(self) - 1}).")
+            return int(word)
+        return self.index(word)
+
     def indices(self, words: Iterable[str]) -> np.ndarray:
         return np.array([self.index(w) for w in words], dtype=np.int64)
 

@@ -95,11 +95,7 @@ class Mechanism:
 
     @staticmethod
     def _word_index(space, word) -> int:
-        if isinstance(word, (int, np.integer)) and not isinstance(word, bool):
-            if not 0 <= int(word) < len(space):
-                raise ValueError(f"Word index {word} is outside the vocabulary (0..{len(space) - 1}).")
-            return int(word)
-        return space.index(word)
+        return space.row(word)
 
     def describe(self) -> dict:
         """Name, parameters with defaults and ranges, and the guarantee (for the CLI and pages)."""

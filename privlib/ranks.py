@@ -41,7 +41,7 @@ class NeighbourRanks:
 
 def neighbour_ranks(space, word) -> NeighbourRanks:
     """Rank every vocabulary word by its distance from ``word`` (a word or a row index)."""
-    row = _row(space, word)
+    row = space.row(word)
     sq = space.squared_distances(row)[0]
     sq[row] = -1.0  # the word itself is rank 0 even if another word has an identical vector
     order = np.argsort(sq, kind="stable")
@@ -52,14 +52,6 @@ def neighbour_ranks(space, word) -> NeighbourRanks:
     for a in (order, rank, distances):
         a.flags.writeable = False
     return NeighbourRanks(space.words[row], row, order, rank, distances)
-
-
-def _row(space, word) -> int:
-    if isinstance(word, (int, np.integer)) and not isinstance(word, bool):
-        if not 0 <= int(word) < len(space):
-            raise ValueError(f"Word row {word} is outside the vocabulary (0..{len(space) - 1}).")
-        return int(word)
-    return space.index(word)
 
 
 def _ranks_from_row(space, row: int, outputs) -> np.ndarray:

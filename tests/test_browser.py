@@ -25,13 +25,19 @@ def _metric_value(page, label_start: str) -> str:
     return metric.locator('[data-testid="stMetricValue"]').inner_text()
 
 
+def _open(browser, url: str, charts: int):
+    """A new tab at ``url``, once ``charts`` Plotly charts are drawn; returns (page, JS errors)."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    errors = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(url)
+    page.wait_for_function(f"() => document.querySelectorAll('.js-plotly-plot').length >= {charts}", timeout=90_000)
+    return page, errors
+
+
 def test_neighbour_ranks_page_renders_and_reacts_to_epsilon(browser):
     with streamlit_server() as (url, started):
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        errors = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.goto(f"{url}/?word=king&epsilon=10&seed=1")
-        page.wait_for_selector(".js-plotly-plot", timeout=90_000)
+        page, errors = _open(browser, f"{url}/?word=king&epsilon=10&seed=1", charts=1)
         wait_for_app_idle(page)
         first_render = time.perf_counter() - started
         print(f"cold start to first rendered chart: {first_render:.2f} s")
@@ -62,11 +68,7 @@ def test_neighbour_ranks_page_renders_and_reacts_to_epsilon(browser):
 
 def test_noisy_dot_product_page_renders_and_reacts(browser):
     with streamlit_server() as (url, _):
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        errors = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.goto(f"{url}/noisy_dot_product")
-        page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 5", timeout=90_000)
+        page, errors = _open(browser, f"{url}/noisy_dot_product", charts=5)
         wait_for_app_idle(page)
         assert page.locator('[data-testid="stException"]').count() == 0
         assert page.get_by_text("Page not found").count() == 0  # a direct link opens the page itself
