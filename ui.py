@@ -172,6 +172,14 @@ def mechanism_controls(key: str = "mechanism", container=None) -> tuple[str, tup
         else:
             value = float(box.number_input(pname, min_value=None if p.low is None else float(p.low),
                                            max_value=None if p.high is None else float(p.high),
-                                           value=float(p.default), format="%.6g", key=wkey, help=p.help))
+                                           value=float(p.default), format="%.6g", key=wkey, help=p.help,
+                                           step=_step(p.default)))
         params.append((pname, value))
     return name, tuple(params)
+
+
+def _step(default: float) -> float:
+    """A step of about a tenth of the default's order of magnitude (c = 0.005 steps by 0.001)."""
+    import math
+
+    return 10.0 ** (math.floor(math.log10(abs(default))) - 1) if default else 0.01

@@ -5,6 +5,9 @@ it never imports streamlit, so everything a page shows is computed and tested he
 """
 from privlib.embeddings import EmbeddingSpace
 from privlib.mechanisms import MECHANISMS, Mechanism, MultivariateLaplace, laplace_noise
+import privlib.exponential  # noqa: F401  (registers its mechanisms)
+import privlib.postprocessing  # noqa: F401  (registers its mechanism)
+import privlib.mahalanobis  # noqa: F401  (registers its mechanisms)
 from privlib.ranks import NeighbourRanks, neighbour_ranks
 from privlib.experiments import EpsilonSweep, RankExperiment, epsilon_sweep, rank_experiment
 from privlib.validation import as_generator, check_epsilon

@@ -149,6 +149,136 @@ class ExactSearch:
         return found
 
 
+    # -- first and second nearest (the Vickrey mechanism's pair)
+    def nearest_two(self, points) -> tuple[np.ndarray, np.ndarray]:
+        """The nearest and the second-nearest word to each row of ``points``, as two int64 arrays
+        (scalars for one (n,) point), exact in the sense of `nearest`.
+
+        "Exact" means: the first two words when the vocabulary is sorted by the float64
+        sum((x - q)^2) and then by row index (so ``first`` always equals `nearest`, and on a tie
+        the lower row comes first); the pair is sorted, d(q, first) <= d(q, second) (the
+        Vickrey mechanism needs that order: mechanisms.md §3(c)).
+
+        Method: one float32 pass keeps, per query, the best, second and third scores and the rows
+        of the first two. Every float32 score is within tau of its exact value (see the class
+        docstring). When best + 2 tau < second and second + 2 tau < third, both ranks are
+        certain; otherwise every word whose float32 score is within 2 tau of the second-best is
+        re-scored in float64 (the exact second-best score is at most second + tau, so any word
+        that could be first or second is among them) and the two smallest by (distance, row) win.
+        """
+        q, queries = self._checked_queries(points)
+        single = q.shape[0] == 1 and np.ndim(points) == 1
+        m = q.shape[0]
+        if m == 0:
+            return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
+        best, second, third, arg1, arg2 = self._first_pass_two(queries)
+        q_norm = np.sqrt(np.einsum("ij,ij->i", q, q))
+        tau = self._tau_factor * (2.0 * q_norm * self._max_norm + self._max_norm**2)
+        b1, b2, b3 = (v.astype(np.float64) for v in (best, second, third))
+        ambiguous = np.flatnonzero((b2 <= b1 + 2.0 * tau) | (b3 <= b2 + 2.0 * tau))
+        if ambiguous.size:
+            f, s = self._rescore_two(q[ambiguous], queries[ambiguous], b2[ambiguous] + 2.0 * tau[ambiguous])
+            arg1[ambiguous] = f
+            arg2[ambiguous] = s
+        return (arg1[0], arg2[0]) if single else (arg1, arg2)
+
+    def _checked_queries(self, points):
+        """(float64 points (m, n), float32 augmented queries [-2q, 1]) with the checks of `nearest`."""
+        q = np.atleast_2d(np.asarray(points, dtype=np.float64))
+        dim = self.space.dim
+        if q.ndim != 2 or q.shape[1] != dim:
+            raise ValueError(f"Query points have dimension {q.shape[-1]}, the embedding has {dim}.")
+        if not np.isfinite(q).all():
+            raise ValueError("Query points contain NaN or infinite values.")
+        if q.size and np.abs(q).max() > MAX_COORDINATE:
+            raise ValueError(
+                "The noisy points are too far out for a float32 search (coordinates above 1e30): "
+                "epsilon is far too small to be meaningful (use epsilon > 1e-20)."
+            )
+        queries = np.empty((q.shape[0], dim + 1), dtype=np.float32)
+        queries[:, :dim] = -2.0 * q
+        queries[:, dim] = 1.0
+        return q, queries
+
+    def _first_pass_two(self, queries):
+        m = queries.shape[0]
+        best, second, third = (np.full(m, np.inf, dtype=np.float32) for _ in range(3))
+        arg1 = np.zeros(m, dtype=np.int64)
+        arg2 = np.zeros(m, dtype=np.int64)
+        n_threads = _threads()
+        chunk = max(1, min(QUERY_BLOCK, -(-m // n_threads)))
+        starts = range(0, m, chunk)
+
+        def scan(s):
+            sl = slice(s, s + chunk)
+            self._scan_two(queries[sl], best[sl], second[sl], third[sl], arg1[sl], arg2[sl])
+
+        if len(starts) == 1:
+            scan(0)
+        else:
+            from threadpoolctl import threadpool_limits
+
+            with threadpool_limits(1, user_api="blas"), ThreadPoolExecutor(n_threads) as pool:
+                list(pool.map(scan, starts))
+        return best, second, third, arg1, arg2
+
+    def _scan_two(self, queries, best, second, third, arg1, arg2):
+        """Fill the three smallest float32 scores and the rows of the first two (views) for one
+        block of queries, word block by word block."""
+        m = queries.shape[0]
+        rows = np.arange(m)
+        out = np.empty((m, WORD_BLOCK), dtype=np.float32)
+        none = np.full(m, -1, dtype=np.int64)
+        for start in range(0, self._augmented.shape[0], WORD_BLOCK):
+            block = self._augmented[start:start + WORD_BLOCK]
+            scores = np.matmul(queries, block.T, out=out[:, : block.shape[0]])
+            i1 = scores.argmin(axis=1)
+            v1 = scores[rows, i1]
+            scores[rows, i1] = np.inf
+            i2 = scores.argmin(axis=1)  # a one-word block gives v2 = inf (never chosen over a word)
+            v2 = scores[rows, i2]
+            scores[rows, i2] = np.inf
+            v3 = scores.min(axis=1)
+            # merge the running top three with the block's top three (stable: on equal float32
+            # scores the earlier, lower row stays first; such near-ties are re-scored anyway)
+            values = np.stack([best, second, third, v1, v2, v3], axis=1)
+            args = np.stack([arg1, arg2, none, i1 + start, i2 + start, none], axis=1)
+            order = np.argsort(values, axis=1, kind="stable")[:, :3]
+            top = np.take_along_axis(values, order, axis=1)
+            top_args = np.take_along_axis(args, order[:, :2], axis=1)
+            best[:], second[:], third[:] = top[:, 0], top[:, 1], top[:, 2]
+            arg1[:], arg2[:] = top_args[:, 0], top_args[:, 1]
+
+    def _rescore_two(self, q64, queries, limits):
+        """First and second word by (float64 distance, row) among the words whose float32 score
+        is at most ``limits`` (per query)."""
+        vectors = self.space.vectors
+        first = np.empty(q64.shape[0], dtype=np.int64)
+        second = np.empty(q64.shape[0], dtype=np.int64)
+        for j0 in range(0, q64.shape[0], QUERY_BLOCK):
+            qb = queries[j0:j0 + QUERY_BLOCK]
+            lim = limits[j0:j0 + QUERY_BLOCK].astype(np.float32)
+            lim = np.nextafter(lim, np.float32(np.inf))  # include scores equal to the limit
+            cand_q, cand_x = [], []
+            for start in range(0, vectors.shape[0], WORD_BLOCK):
+                scores = qb @ self._augmented[start:start + WORD_BLOCK].T
+                r, c = np.nonzero(scores <= lim[:, None])
+                cand_q.append(r)
+                cand_x.append(c + start)
+            cq = np.concatenate(cand_q)
+            cx = np.concatenate(cand_x)
+            diff = vectors[cx].astype(np.float64) - q64[j0 + cq]
+            d = np.einsum("ij,ij->i", diff, diff)
+            order = np.lexsort((cx, d, cq))  # by query, then distance, then index
+            cq, cx = cq[order], cx[order]
+            head = np.ones(order.size, dtype=bool)
+            head[1:] = cq[1:] != cq[:-1]
+            starts = np.flatnonzero(head)  # each query has at least two candidates (its f32 top two)
+            first[j0 + cq[starts]] = cx[starts]
+            second[j0 + cq[starts]] = cx[starts + 1]
+        return first, second
+
+
 class AnnoySearch:
     """Approximate nearest neighbour with Annoy's ``euclidean`` metric (random-projection forest).
 

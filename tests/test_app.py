@@ -145,3 +145,19 @@ def test_fig2_average_on_request():
     assert spec != charts_before
     assert "average over 100 random words" in spec
     assert re.search(r"top 20,000 of 400,000 words", " ".join(c.value for c in at.sidebar.caption))
+
+
+def test_every_mechanism_runs_on_the_page():
+    from privlib.mechanisms import MECHANISMS
+
+    at = _app()
+    at.run()
+    at.number_input(key="vocab_size").set_value(20_000).run()
+    for name in MECHANISMS:
+        at.selectbox(key="mechanism").set_value(name).run()
+        _no_problems(at)
+        shares = [_percent(at, p) for p in ("Original word", "Close neighbour", "Distant word")]
+        assert abs(sum(shares) - 1) < 0.0015, name
+        assert len(at.get("plotly_chart")) == 2, name
+        exact = MECHANISMS[name].has_exact_probabilities
+        assert any(("Most probable" if exact else "Most frequent") in m.value for m in at.markdown), name

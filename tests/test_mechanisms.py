@@ -301,7 +301,11 @@ def test_sample_glove_word_at_huge_epsilon_is_itself(glove_small):
 
 # ----------------------------------------------------------------------------- registry and description
 def test_registry_and_make_mechanism():
-    assert MECHANISMS == {"multivariate-laplace": MultivariateLaplace}
+    assert MECHANISMS["multivariate-laplace"] is MultivariateLaplace
+    assert {"santext", "santext-plus", "tem", "custext", "postprocessing-fix", "mahalanobis", "vickrey"} <= set(MECHANISMS)
+    for name, cls in MECHANISMS.items():  # every registered mechanism builds with its defaults
+        described = make_mechanism(name).describe()
+        assert described["name"] == name and described["guarantee"]
     m = make_mechanism("multivariate-laplace")
     assert isinstance(m, MultivariateLaplace) and m.nearest == "exact"
     assert make_mechanism("multivariate-laplace", nearest="annoy").nearest == "annoy"
