@@ -181,7 +181,8 @@ def _print_text(args, result: dict) -> None:
             print(f"{m['name']}: {m['label']} [{params}]\n  {m['guarantee']}")
     elif args.command == "ranks":
         p = result["proportions"]
-        print(f"{result['word']!r} at epsilon {result['epsilon']:g} ({result['mechanism']}, {result['samples']} samples)")
+        print(f"{result['word']!r} at epsilon {result['epsilon']:g} ({result['mechanism']}, "
+              f"{'exact output probabilities' if result.get('exact') else str(result['samples']) + ' samples'})")
         print(f"  original {p['original']:.3f}   close (1..{result['close']}) {p['close']:.3f}   distant {p['distant']:.3f}")
         for row in result["top"]:
             amount = f"count {row['count']:>6}" if "count" in row else f"prob {row['probability']:.4f}"

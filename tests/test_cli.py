@@ -148,3 +148,15 @@ def test_dot_bad_input_exits_2(args, message):
     r = run(*args)
     assert r.returncode == 2
     assert message in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_ranks_with_an_exact_mechanism_and_parameters():
+    r = run("ranks", "--word", "king", "--epsilon", "10", "--mechanism", "tem", "--param", "beta=0.01",
+            "--vocab-size", "20000", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["exact"] is True and out["mechanism"] == "tem"
+    assert abs(sum(out["proportions"].values()) - 1) < 1e-9
+    assert all("probability" in t for t in out["top"])
+    bad = run("ranks", "--word", "king", "--epsilon", "10", "--mechanism", "tem", "--param", "beta=2")
+    assert bad.returncode == 2 and "beta" in bad.stderr
