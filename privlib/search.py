@@ -125,9 +125,11 @@ class ExactSearch:
             arg[better] = i[better] + start
 
     # -- pass 2: float64 re-score of every word whose float32 score is within the bound
-    def _rescore(self, q64, queries, limits):
+    def _ranked_candidates(self, q64, queries, limits):
+        """For blocks of queries: (offset, query, word) of every word whose float32 score is at
+        most ``limits``, sorted by query, then float64 distance sum((x - q)^2), then row; and a
+        mask of each query's first candidate."""
         vectors = self.space.vectors
-        found = np.empty(q64.shape[0], dtype=np.int64)
         for j0 in range(0, q64.shape[0], QUERY_BLOCK):
             qb = queries[j0:j0 + QUERY_BLOCK]
             lim = limits[j0:j0 + QUERY_BLOCK].astype(np.float32)
@@ -143,9 +145,15 @@ class ExactSearch:
             diff = vectors[cx].astype(np.float64) - q64[j0 + cq]
             d = np.einsum("ij,ij->i", diff, diff)
             order = np.lexsort((cx, d, cq))  # by query, then distance, then index
-            first = np.ones(order.size, dtype=bool)
-            first[1:] = cq[order][1:] != cq[order][:-1]
-            found[j0 + cq[order][first]] = cx[order][first]
+            cq, cx = cq[order], cx[order]
+            head = np.ones(order.size, dtype=bool)
+            head[1:] = cq[1:] != cq[:-1]
+            yield j0, cq, cx, head
+
+    def _rescore(self, q64, queries, limits):
+        found = np.empty(q64.shape[0], dtype=np.int64)
+        for j0, cq, cx, head in self._ranked_candidates(q64, queries, limits):
+            found[j0 + cq[head]] = cx[head]
         return found
 
 
@@ -252,27 +260,9 @@ class ExactSearch:
     def _rescore_two(self, q64, queries, limits):
         """First and second word by (float64 distance, row) among the words whose float32 score
         is at most ``limits`` (per query)."""
-        vectors = self.space.vectors
         first = np.empty(q64.shape[0], dtype=np.int64)
         second = np.empty(q64.shape[0], dtype=np.int64)
-        for j0 in range(0, q64.shape[0], QUERY_BLOCK):
-            qb = queries[j0:j0 + QUERY_BLOCK]
-            lim = limits[j0:j0 + QUERY_BLOCK].astype(np.float32)
-            lim = np.nextafter(lim, np.float32(np.inf))  # include scores equal to the limit
-            cand_q, cand_x = [], []
-            for start in range(0, vectors.shape[0], WORD_BLOCK):
-                scores = qb @ self._augmented[start:start + WORD_BLOCK].T
-                r, c = np.nonzero(scores <= lim[:, None])
-                cand_q.append(r)
-                cand_x.append(c + start)
-            cq = np.concatenate(cand_q)
-            cx = np.concatenate(cand_x)
-            diff = vectors[cx].astype(np.float64) - q64[j0 + cq]
-            d = np.einsum("ij,ij->i", diff, diff)
-            order = np.lexsort((cx, d, cq))  # by query, then distance, then index
-            cq, cx = cq[order], cx[order]
-            head = np.ones(order.size, dtype=bool)
-            head[1:] = cq[1:] != cq[:-1]
+        for j0, cq, cx, head in self._ranked_candidates(q64, queries, limits):
             starts = np.flatnonzero(head)  # each query has at least two candidates (its f32 top two)
             first[j0 + cq[starts]] = cx[starts]
             second[j0 + cq[starts]] = cx[starts + 1]
