@@ -15,24 +15,15 @@ import sys
 from pathlib import Path
 import os
 import platform
-import statistics
-import time
 
 import numpy as np
 from scipy.spatial.distance import cdist
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anywhere
 
+from timing import timed  # noqa: E402  (bench/timing.py, beside this script)
 from privlib import EmbeddingSpace, MultivariateLaplace, laplace_noise, neighbour_ranks
 
-
-def timed(fn, repeats):
-    times, result = [], None
-    for _ in range(repeats):
-        t = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times), times, result
 
 
 def main():

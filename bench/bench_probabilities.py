@@ -16,7 +16,6 @@ CusText probabilities, and sampling (2,000 draws of one word; one draw for each 
 import argparse
 import os
 import platform
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -27,19 +26,12 @@ from scipy.special import softmax
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anywhere
 
+from timing import timed  # noqa: E402  (bench/timing.py, beside this script)
 from privlib import EmbeddingSpace  # noqa: E402
 from privlib.exponential import TEM, CusText, SanText, build_groups  # noqa: E402
 
 TARGET = 0.2
 
-
-def timed(fn, repeats):
-    times, result = [], None
-    for _ in range(repeats):
-        t = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times), times, result
 
 
 def fmt(times):

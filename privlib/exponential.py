@@ -178,9 +178,7 @@ class _ExponentialFamily(Mechanism):
         if np.asarray(epsilon).dtype.kind not in "iuf":  # "1", True: not silently converted
             for value in np.atleast_1d(np.asarray(epsilon, dtype=object)):
                 check_epsilon(value)
-        rows, eps = _rows_and_epsilons(rows, epsilon)
-        if rows.size and (rows.min() < 0 or rows.max() >= len(space)):
-            raise ValueError(f"Word rows must be between 0 and {len(space) - 1}.")
+        rows, eps = _rows_and_epsilons(rows, epsilon, space)
         self._prepare(space)
         out = np.empty(rows.size, dtype=np.int64)
         unique, inverse = np.unique(rows, return_inverse=True)

@@ -183,8 +183,19 @@ def _noisy_batches(space, rows, eps, noise):
 
 
 # ----------------------------------------------------------------------------- Mahalanobis
+class _BatchedMechanism(Mechanism):
+    """Mechanisms whose `sample` is `sample_many` on repeated rows (one batched search)."""
+
+    def sample(self, space, word, epsilon: float, size: int = 1, rng=None) -> np.ndarray:
+        """``size`` independent outputs for ``word`` (word or row index), as int64 row indices."""
+        index = self._word_index(space, word)
+        epsilon = check_epsilon(epsilon)
+        size = check_positive_int(size, "size", minimum=0)
+        return self.sample_many(space, np.full(size, index, dtype=np.int64), epsilon, rng)
+
+
 @register
-class Mahalanobis(Mechanism):
+class Mahalanobis(_BatchedMechanism):
     """The Mahalanobis mechanism of Xu et al. (PrivateNLP 2020), spec mechanisms.md §2.
 
     phi^ = phi(w) + Z with Z = R·Sigma_p^{1/2} u (`mahalanobis_noise`; density
@@ -230,19 +241,10 @@ class Mahalanobis(Mechanism):
         smallest = self.covariance(space).smallest_eigenvalue
         return epsilon / math.sqrt(smallest) if smallest > 0 else math.inf
 
-    def sample(self, space, word, epsilon: float, size: int = 1, rng=None) -> np.ndarray:
-        """``size`` independent outputs for ``word`` (word or row index), as int64 row indices."""
-        index = self._word_index(space, word)
-        epsilon = check_epsilon(epsilon)
-        size = check_positive_int(size, "size", minimum=0)
-        return self.sample_many(space, np.full(size, index, dtype=np.int64), epsilon, rng)
-
     def sample_many(self, space, rows, epsilon, rng=None) -> np.ndarray:
         """One output for each input row; ``epsilon`` is one value or one per row."""
         rng = as_generator(rng)
-        rows, eps = _rows_and_epsilons(rows, epsilon)
-        if rows.size and (rows.min() < 0 or rows.max() >= len(space)):
-            raise ValueError(f"Word rows must be between 0 and {len(space) - 1}.")
+        rows, eps = _rows_and_epsilons(rows, epsilon, space)
         cov = self.covariance(space)
         out = np.empty(rows.size, dtype=np.int64)
         for sl, points in _noisy_batches(space, rows, eps, lambda e, m: mahalanobis_noise(cov, e, m, rng)):
@@ -266,7 +268,7 @@ def second_probability(d1, d2, t: float) -> np.ndarray:
 
 
 @register
-class Vickrey(Mechanism):
+class Vickrey(_BatchedMechanism):
     """The Vickrey mechanism of Xu et al. (PrivateNLP 2021), spec mechanisms.md §3.
 
     phi^ = phi(w) + Z with Z from the multivariate Laplace (base "cmp") or the Mahalanobis
@@ -334,19 +336,10 @@ class Vickrey(Mechanism):
         p2 = second_probability(d1, d2, self.t)
         return np.where(rng.random(points.shape[0]) < p2, second, first).astype(np.int64)
 
-    def sample(self, space, word, epsilon: float, size: int = 1, rng=None) -> np.ndarray:
-        """``size`` independent outputs for ``word`` (word or row index), as int64 row indices."""
-        index = self._word_index(space, word)
-        epsilon = check_epsilon(epsilon)
-        size = check_positive_int(size, "size", minimum=0)
-        return self.sample_many(space, np.full(size, index, dtype=np.int64), epsilon, rng)
-
     def sample_many(self, space, rows, epsilon, rng=None) -> np.ndarray:
         """One output for each input row; ``epsilon`` is one value or one per row."""
         rng = as_generator(rng)
-        rows, eps = _rows_and_epsilons(rows, epsilon)
-        if rows.size and (rows.min() < 0 or rows.max() >= len(space)):
-            raise ValueError(f"Word rows must be between 0 and {len(space) - 1}.")
+        rows, eps = _rows_and_epsilons(rows, epsilon, space)
         out = np.empty(rows.size, dtype=np.int64)
         for sl, points in _noisy_batches(space, rows, eps, self._noise_fn(space, rng)):
             out[sl] = self.select(space, points, rng)

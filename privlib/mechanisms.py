@@ -86,7 +86,7 @@ class Mechanism:
         Mechanisms that can batch different words override this; the default asks `sample`.
         """
         rng = as_generator(rng)
-        rows, eps = _rows_and_epsilons(rows, epsilon)
+        rows, eps = _rows_and_epsilons(rows, epsilon, space)
         return np.array([self.sample(space, int(r), e, 1, rng)[0] for r, e in zip(rows, eps)], dtype=np.int64)
 
     def __repr__(self) -> str:
@@ -166,9 +166,7 @@ class MultivariateLaplace(Mechanism):
         """One output for each input row in ``rows``; ``epsilon`` is one value or one per row.
         All noisy points go to one search call (one pass over the vocabulary per batch)."""
         rng = as_generator(rng)
-        rows, eps = _rows_and_epsilons(rows, epsilon)
-        if rows.size and (rows.min() < 0 or rows.max() >= len(space)):  # as `sample` checks each word
-            raise ValueError(f"Word rows must be between 0 and {len(space) - 1}.")
+        rows, eps = _rows_and_epsilons(rows, epsilon, space)
         out = np.empty(rows.size, dtype=np.int64)
         search = self._search(space)
         for start in range(0, rows.size, SAMPLE_BATCH):
@@ -181,8 +179,12 @@ class MultivariateLaplace(Mechanism):
         return out
 
 
-def _rows_and_epsilons(rows, epsilon) -> tuple[np.ndarray, np.ndarray]:
+def _rows_and_epsilons(rows, epsilon, space=None) -> tuple[np.ndarray, np.ndarray]:
+    """Rows as int64 (within ``space``'s vocabulary when given) and epsilon broadcast to one per
+    row, each checked: the shared argument handling of every `sample_many`."""
     rows = np.atleast_1d(np.asarray(rows, dtype=np.int64))
+    if space is not None and rows.size and (rows.min() < 0 or rows.max() >= len(space)):
+        raise ValueError(f"Word rows must be between 0 and {len(space) - 1}.")
     eps = np.broadcast_to(np.asarray(epsilon, dtype=np.float64), rows.shape)
     for value in np.unique(eps):
         check_epsilon(float(value))

@@ -321,7 +321,7 @@ class PostProcessingFix(Mechanism):
         """One output for each input row; ``epsilon`` is one value or one per row. Pivots come
         from one batched search; each distinct pivot's neighbour order is computed once."""
         rng = as_generator(rng)
-        rows, eps = _rows_and_epsilons(rows, epsilon)
+        rows, eps = _rows_and_epsilons(rows, epsilon, space)
         pivots = self._pivot_mechanism.sample_many(space, rows, eps, rng)
         return self.post_process(space, pivots, eps, rng)
 

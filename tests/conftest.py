@@ -46,6 +46,27 @@ def brute_force():
     return brute_force_nearest
 
 
+def near_tie_queries(space, epsilon: float, rng, ranks=(0, 1), count: int = 60) -> np.ndarray:
+    """Noisy queries (words + Laplace noise at ``epsilon``) each moved next to the bisector of
+    its nearest words of the given ranks, so their squared distances differ by 1e-6..1e-4:
+    invisible to float32 at small epsilon, unambiguous in float64."""
+    from privlib.mechanisms import laplace_noise
+
+    x = space.vectors.astype(np.float64)
+    rows = rng.integers(0, len(space), count)
+    queries = []
+    for q in x[rows] + laplace_noise(space.dim, epsilon, rows.size, rng):
+        diff = x - q
+        order = np.argsort(np.einsum("ij,ij->i", diff, diff))
+        a, b = order[ranks[0]], order[ranks[1]]
+        length = np.linalg.norm(x[b] - x[a])
+        e = (x[b] - x[a]) / length
+        on_bisector = q - ((q - (x[a] + x[b]) / 2.0) @ e) * e
+        gap = rng.choice([-1.0, 1.0]) * 10.0 ** rng.uniform(-6, -4)  # d^2(q,a) - d^2(q,b)
+        queries.append(on_bisector + gap / (2.0 * length) * e)
+    return np.array(queries)
+
+
 @pytest.fixture(scope="session")
 def glove() -> EmbeddingSpace:
     """The real GloVe 6B 50d space, all 400,000 words."""

@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from scipy import integrate, special, stats
 
+from conftest import near_tie_queries
+
 import privlib.mahalanobis as mahalanobis_module
 from privlib.embeddings import EmbeddingSpace
 from privlib.mahalanobis import (
@@ -365,21 +367,7 @@ def test_nearest_two_near_ties_under_large_noise(glove_small, epsilon, ranks):
     ((0, 1): first against second; (1, 2): second against third) so the two squared distances
     differ by 1e-6..1e-4: invisible to float32, unambiguous in float64."""
     rng = np.random.default_rng(int(100 * epsilon) + ranks[0])
-    x = glove_small.vectors.astype(np.float64)
-    rows = rng.integers(0, len(glove_small), 60)
-    base = x[rows] + laplace_noise(50, epsilon, rows.size, rng)
-    queries = []
-    for q in base:
-        diff = x - q
-        order = np.argsort(np.einsum("ij,ij->i", diff, diff))
-        a, b = order[ranks[0]], order[ranks[1]]
-        length = np.linalg.norm(x[b] - x[a])
-        e = (x[b] - x[a]) / length
-        mid = (x[a] + x[b]) / 2.0
-        on_bisector = q - ((q - mid) @ e) * e
-        gap = rng.choice([-1.0, 1.0]) * 10.0 ** rng.uniform(-6, -4)
-        queries.append(on_bisector + gap / (2.0 * length) * e)
-    queries = np.array(queries)
+    queries = near_tie_queries(glove_small, epsilon, rng, ranks)
     f_ref, s_ref = brute_force_two(glove_small.vectors, queries)
     first, second = glove_small.exact_search.nearest_two(queries)
     np.testing.assert_array_equal(first, f_ref)

@@ -13,6 +13,8 @@ from privlib.embeddings import EmbeddingSpace
 from privlib.mechanisms import laplace_noise
 from privlib.search import AnnoySearch, ExactSearch, nearest_recall
 
+from conftest import near_tie_queries
+
 
 def _space(rng, n_words, dim, scale=1.0):
     vectors = (rng.standard_normal((n_words, dim)) * scale).astype(np.float32)
@@ -184,21 +186,8 @@ def test_glove_near_ties_under_large_noise(brute_force, glove_small, epsilon, re
     of ~1e-2. Each query is moved next to the bisector of its two nearest words so the two
     distances differ by 1e-6..1e-4 (squared): invisible to float32, unambiguous in float64."""
     rng = np.random.default_rng(int(100 * epsilon))
+    queries = near_tie_queries(glove_small, epsilon, rng)
     x = glove_small.vectors.astype(np.float64)
-    rows = rng.integers(0, len(glove_small), 60)
-    base = x[rows] + laplace_noise(50, epsilon, rows.size, rng)
-    queries = []
-    for q in base:
-        diff = x - q
-        d = np.einsum("ij,ij->i", diff, diff)
-        a, b = np.argsort(d)[:2]
-        length = np.linalg.norm(x[b] - x[a])
-        e = (x[b] - x[a]) / length
-        mid = (x[a] + x[b]) / 2.0
-        on_bisector = q - ((q - mid) @ e) * e
-        gap = rng.choice([-1.0, 1.0]) * 10.0 ** rng.uniform(-6, -4)  # d^2(q,a) - d^2(q,b)
-        queries.append(on_bisector + gap / (2.0 * length) * e)
-    queries = np.array(queries)
     expected = brute_force(glove_small.vectors, queries)
     np.testing.assert_array_equal(glove_small.nearest(queries), expected)
     # the constructed near-ties (a third word may have moved ahead of a few) went to the float64 path
