@@ -1,0 +1,130 @@
+"""Page "Sanitise text": the paper's mechanism (and others) on your own sentences, side by side."""
+import json
+
+import numpy as np
+import streamlit as st
+
+import ui
+from privlib.mechanisms import MECHANISMS, make_mechanism
+from privlib.ranks import DEFAULT_CLOSE
+from privlib.text import (CASE_POLICIES, MAX_CHARACTERS, OOV_POLICIES, PAPER_EXAMPLE, REDACTED, SanitisePolicy,
+                          records_csv, sanitize)
+
+MAX_MECHANISMS = 3
+DEFAULT_MECHANISMS = [m for m in ("multivariate-laplace", "postprocessing-fix", "santext") if m in MECHANISMS]
+
+
+@st.cache_data(show_spinner="Sanitising …", max_entries=64)
+def cached_sanitise(_space, space_key, text, mechanism, epsilon, policy, seed, draw, slot):
+    # one independent random stream per (seed, resample count, column)
+    rng = np.random.default_rng([seed, draw, slot])
+    return sanitize(text, make_mechanism(mechanism[0], **dict(mechanism[1])), epsilon, _space, rng,
+                    SanitisePolicy(**dict(policy)))
+
+
+def resample():
+    st.session_state["san_draw"] = st.session_state.get("san_draw", 0) + 1
+
+
+ui.require_app()
+space = st.session_state["space"]
+key = ui.embedding_key(space)
+
+st.title("Sanitise text")
+st.markdown(
+    "Each word of your text is run through a word-level privacy mechanism at the same ε and replaced by "
+    "its output; numbers, punctuation and spacing stay as they are. Compare up to three mechanisms side "
+    "by side. Highlighted words changed: **green** = replaced by one of the word's close neighbours, "
+    "**red** = replaced by a distant word; hover over a word to see the original, its rank and distance."
+)
+
+text = st.text_area("Text to sanitise", value=PAPER_EXAMPLE, height=130, max_chars=MAX_CHARACTERS, key="san_text",
+                    help="Stays on this computer: it is not stored, logged or put in the page's address. "
+                         "Default: the worked example of Asghar et al. (2026).")
+chosen = st.multiselect("Mechanisms to compare (up to 3)", list(MECHANISMS), default=DEFAULT_MECHANISMS,
+                        max_selections=MAX_MECHANISMS, format_func=lambda n: MECHANISMS[n].label,
+                        key="san_mechanisms")
+c2, c3 = st.columns([4, 1], vertical_alignment="center")
+with c2:
+    epsilon = ui.epsilon_slider(key="san_epsilon")
+with c3:
+    st.button("Resample", on_click=resample, help="Run the mechanisms again with fresh randomness "
+                                                   "(the sidebar's seed makes the sequence reproducible).")
+
+with st.expander("Options: unknown words, stop words, capitals, parameters"):
+    o1, o2 = st.columns(2)
+    with o1:
+        oov = st.radio("Words not in the vocabulary", list(OOV_POLICIES), key="san_oov",
+                       format_func=lambda p: {"redact": f"Redact as {REDACTED}", "keep": "Keep as they are",
+                                              "random": "Replace by a random word"}[p],
+                       captions=list(OOV_POLICIES.values()))
+        case = st.radio("Capitals", list(CASE_POLICIES), key="san_case",
+                        format_func=lambda p: {"match": "Match the vocabulary, restore capitals",
+                                               "exact": "Exactly as typed"}[p],
+                        captions=list(CASE_POLICIES.values()))
+    with o2:
+        keep_stop = st.checkbox("Leave stop words untouched (the, of, and, …)", key="san_stop",
+                                help="They then cost no budget and get no protection.")
+        numbers = st.checkbox("Sanitise numbers in the vocabulary too", key="san_numbers",
+                              help="By default numbers are kept as they are, unprotected (dates, house numbers).")
+        close = st.number_input("Close neighbour = rank 1 … K, K =", min_value=1,
+                                max_value=min(10_000, len(space) - 1), value=min(DEFAULT_CLOSE, len(space) - 1),
+                                key="san_close")
+    mechanisms = []
+    for name in chosen:
+        if MECHANISMS[name].PARAMETERS:
+            st.markdown(f"**{MECHANISMS[name].label}**")
+        mechanisms.append((name, ui.parameter_controls(name, key=f"san.{name}")))
+
+if not text.strip():
+    st.info("Type or paste a text to sanitise.")
+    st.stop()
+if not mechanisms:
+    st.info("Choose at least one mechanism.")
+    st.stop()
+
+policy = (("case", case), ("oov", oov), ("keep_stop_words", keep_stop), ("sanitise_numbers", numbers))
+seed, draw = int(st.session_state["seed"]), int(st.session_state.get("san_draw", 0))
+results = []
+try:
+    for slot, mechanism in enumerate(mechanisms):
+        results.append(cached_sanitise(space, key, text, mechanism, epsilon, policy, seed, draw, slot))
+except ValueError as exc:
+    st.error(str(exc))
+    st.stop()
+
+first = results[0]
+m = first.sanitised_words
+st.info(
+    f"**Privacy budget for this text: {first.budget:g}** — {m} sanitised word{'s' * (m != 1)} × ε = {epsilon:g} "
+    "each (composition: the text as a whole is m·ε-private). "
+    + (f"{first.summary()['not_in_vocabulary']} word(s) not in the vocabulary: {OOV_POLICIES[oov]}. "
+       if first.summary()["not_in_vocabulary"] else "")
+    + ("Stop words left untouched cost nothing and are not protected. " if keep_stop else "")
+    + ("Numbers are kept as they are and are not protected." if not numbers and any(
+        r.kind == "number" for r in first.records) else ""),
+    icon="🔒",
+)
+
+columns = st.columns(len(results))
+for col, result, (name, params) in zip(columns, results, mechanisms):
+    with col:
+        st.markdown(f"#### {MECHANISMS[name].label}")
+        st.markdown(result.to_html(int(close)), unsafe_allow_html=True)
+        summary = result.summary(int(close))
+        f = summary["fractions"]
+        a, b, c = st.columns(3)
+        a.metric("Unchanged", f"{f['unchanged']:.0%}", help="Sanitised words output as themselves (rank 0).")
+        b.metric("Close neighbour", f"{f['close']:.0%}", help=f"Replaced by one of the word's {close} nearest neighbours.")
+        c.metric("Distant word", f"{f['distant']:.0%}", help=f"Replaced by a word ranked beyond {close}.")
+        st.caption(make_mechanism(name, **dict(params)).guarantee)
+
+with st.expander("Every token"):
+    rows = [{"mechanism": r.mechanism, **t.to_dict()} for r in results for t in r.records]
+    st.dataframe(rows, hide_index=True, column_order=["mechanism", "original", "replacement", "action", "reason",
+                                                      "rank", "distance", "cosine", "epsilon"])
+
+d1, d2 = st.columns(2)
+d1.download_button("Tokens (CSV)", records_csv(results), file_name=f"sanitised-eps{epsilon:g}.csv", mime="text/csv")
+d2.download_button("Results (JSON)", json.dumps([r.to_dict(int(close)) for r in results], indent=2, ensure_ascii=False),
+                   file_name=f"sanitised-eps{epsilon:g}.json", mime="application/json")

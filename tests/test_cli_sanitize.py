@@ -1,0 +1,116 @@
+"""`python -m privlib sanitize` as a user runs it (a real subprocess)."""
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from privlib.text import PAPER_EXAMPLE, tokenize
+
+ROOT = Path(__file__).resolve().parent.parent
+SMALL = ("--vocab-size", "20000")
+
+
+def run(*args, cwd=ROOT, env=None, stdin=None, timeout=300):
+    return subprocess.run([sys.executable, "-m", "privlib", "sanitize", *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=timeout, env=env, input=stdin)
+
+
+def test_inline_text_json_has_one_record_per_token():
+    r = run("--epsilon", "10", "--seed", "3", "--json", *SMALL, PAPER_EXAMPLE)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["text"] == PAPER_EXAMPLE and out["epsilon"] == 10 and out["mechanism"] == "multivariate-laplace"
+    tokens = [t for t in tokenize(PAPER_EXAMPLE) if not t.text.isspace()]
+    assert [t["original"] for t in out["tokens"]] == [t.text for t in tokens]
+    sanitised = [t for t in out["tokens"] if t["action"] == "sanitised"]
+    assert out["budget"] == pytest.approx(10 * len(sanitised))
+    assert all({"rank", "distance", "cosine", "in_vocabulary", "replacement"} <= set(t) for t in out["tokens"])
+    assert all(t["rank"] >= 0 and t["distance"] >= 0 for t in sanitised)
+
+
+def test_same_seed_same_output_and_text_mode_prints_only_the_text():
+    a = run("--epsilon", "5", "--seed", "9", *SMALL, "The quick brown fox, 42 times!")
+    b = run("--epsilon", "5", "--seed", "9", *SMALL, "The quick brown fox, 42 times!")
+    assert a.returncode == 0, a.stderr
+    assert a.stdout == b.stdout and a.stdout.count("\n") == 1
+    assert re.fullmatch(r"\S+ \S+ \S+ \S+, 42 \S+!\n", a.stdout), a.stdout  # numbers, punctuation kept
+
+
+def test_file_keeps_document_order_and_gives_json_lines(tmp_path):
+    docs = ["the cat sat on the mat", "", "Maria lives in Paris.", "zzqxv qqq", "kings and queens"] * 40
+    path = tmp_path / "docs.txt"
+    path.write_text("\n".join(docs) + "\n", encoding="utf-8")
+    r = run("-i", str(path), "--epsilon", "1000", "--seed", "1", "--json", *SMALL)
+    assert r.returncode == 0, r.stderr
+    lines = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [d["text"] for d in lines] == docs
+    # at epsilon 1000 every in-vocabulary word is kept (the noise is far smaller than any gap)
+    assert [d["sanitised"] for d in lines[:5]] == ["the cat sat on the mat", "", "Maria lives in Paris.",
+                                                    "[UNK] [UNK]", "kings and queens"]
+    text = run("-i", str(path), "--epsilon", "1000", "--seed", "1", "--oov", "keep", *SMALL)
+    assert text.stdout.splitlines() == docs
+
+
+def test_progress_goes_to_stderr_only(tmp_path):
+    path = tmp_path / "docs.txt"
+    path.write_text("\n".join(["one two three"] * 50), encoding="utf-8")
+    r = run("-i", str(path), "--epsilon", "10", "--seed", "1", "--progress", *SMALL)
+    assert r.returncode == 0, r.stderr
+    assert "100.0%" in r.stderr and "documents" in r.stderr
+    assert len(r.stdout.splitlines()) == 50 and "%" not in r.stdout
+
+
+def test_standard_input_and_policies():
+    r = run("-i", "-", "--epsilon", "1000", "--seed", "1", "--keep-stop-words", "--json", *SMALL,
+            stdin="The cat\n")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["policy"]["keep_stop_words"] is True and doc["budget"] == 1000  # only "cat"
+    assert [t["reason"] for t in doc["tokens"]] == ["stop word", ""]
+
+
+def test_other_mechanism_and_parameters():
+    r = run("--epsilon", "1", "--seed", "1", "--mechanism", "postprocessing-fix", "--param", "c=0.01", "--json",
+            *SMALL, "hello world")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["mechanism"] == "postprocessing-fix"
+
+
+def test_writes_nothing_but_stdout(tmp_path):
+    """The input is only read: no file appears in the working directory or the home directory."""
+    work, home = tmp_path / "work", tmp_path / "home"
+    work.mkdir(), home.mkdir()
+    (work / "secret.txt").write_text("my secret diagnosis\n", encoding="utf-8")
+    env = {**os.environ, "HOME": str(home), "PYTHONPATH": str(ROOT)}
+    r = run("-i", "secret.txt", "--epsilon", "10", "--seed", "1", *SMALL, cwd=work, env=env)
+    assert r.returncode == 0, r.stderr
+    assert sorted(p.name for p in work.rglob("*")) == ["secret.txt"]
+    assert list(home.rglob("*")) == []
+    assert "secret" not in r.stderr
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--epsilon", "0", "text"), "greater than 0"),
+    (("--epsilon", "nan", "text"), "epsilon"),
+    (("--epsilon", "1"), "exactly one of"),
+    (("--epsilon", "1", "-i", "/no/such/file.txt"), "Cannot read /no/such/file.txt"),
+    (("--epsilon", "1", "-i", "x.txt", "text"), "exactly one of"),
+    (("--epsilon", "1", "--oov", "drop", "text"), "invalid choice"),
+    (("--epsilon", "1", "--mechanism", "postprocessing-fix", "--param", "c=-1", "text"), "c"),
+])
+def test_errors_are_one_line_with_exit_code_2(args, message):
+    r = run(*args, *SMALL)
+    assert r.returncode == 2
+    assert message in r.stderr and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
+    assert r.stdout == ""
+
+
+def test_too_long_document_is_a_clear_error(tmp_path):
+    path = tmp_path / "long.txt"
+    path.write_text("word " * 30_000, encoding="utf-8")
+    r = run("-i", str(path), "--epsilon", "1", *SMALL)
+    assert r.returncode == 2 and "limit is 100,000" in r.stderr and "Split it" in r.stderr
