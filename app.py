@@ -13,6 +13,9 @@ st.set_page_config(page_title="Epsilon Lab", page_icon="ε", layout="wide")
 pages = st.navigation([
     st.Page("pages/neighbour_ranks.py", title="Neighbour ranks", default=True),
     st.Page("pages/noisy_dot_product.py", title="Noisy dot product"),
+    st.Page("pages/sanitise_text.py", title="Sanitise text"),
+    st.Page("pages/why_it_happens.py", title="Why it happens"),
+    st.Page("pages/choose_epsilon.py", title="Choose epsilon"),
 ])
 
 space = ui.sidebar()

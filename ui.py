@@ -159,6 +159,15 @@ def mechanism_controls(key: str = "mechanism", container=None) -> tuple[str, tup
     names = list(MECHANISMS)
     name = box.selectbox("Mechanism", names, key=key, format_func=lambda n: MECHANISMS[n].label,
                          help="Each mechanism's privacy guarantee is stated under the charts.")
+    return name, parameter_controls(name, key, box)
+
+
+def parameter_controls(name: str, key: str, container=None) -> tuple:
+    """One widget per parameter of mechanism ``name`` (from its PARAMETERS), keys prefixed by
+    ``key``; returns ((parameter, value), ...)."""
+    from privlib.mechanisms import MECHANISMS
+
+    box = container or st
     params = []
     for pname, p in MECHANISMS[name].PARAMETERS.items():
         wkey = f"{key}.{name}.{pname}"
@@ -175,7 +184,7 @@ def mechanism_controls(key: str = "mechanism", container=None) -> tuple[str, tup
                                            value=float(p.default), format="%.6g", key=wkey, help=p.help,
                                            step=_step(p.default)))
         params.append((pname, value))
-    return name, tuple(params)
+    return tuple(params)
 
 
 def _step(default: float) -> float:
@@ -183,3 +192,23 @@ def _step(default: float) -> float:
     import math
 
     return 10.0 ** (math.floor(math.log10(abs(default))) - 1) if default else 0.01
+
+
+def with_progress_bar(text, compute):
+    """Run ``compute(progress)`` under a progress bar; ``progress(fraction, message)`` is privlib's
+    callback. Call it inside an ``st.cache_data`` function, so the bar belongs to that function:
+    Streamlit replays its (few, throttled to 5 % steps) updates and its removal on a cache hit.
+    A bar created outside and updated from inside a cached function breaks the next rerun
+    (CacheReplayClosureError)."""
+    bar = st.progress(0.0, text=text)
+    last = [-1.0]
+
+    def progress(fraction, message):
+        if fraction - last[0] >= 0.05 or fraction >= 1:
+            last[0] = fraction
+            bar.progress(min(1.0, max(0.0, fraction)), text=f"{text} {message}")
+
+    try:
+        return compute(progress)
+    finally:
+        bar.empty()

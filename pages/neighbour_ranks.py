@@ -30,9 +30,10 @@ def cached_word_curve(_space, space_key, mechanism, word, epsilons, samples, clo
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def cached_sweep(_space, space_key, mechanism, n_words, epsilons, close, seed, _progress=None):
-    return epsilon_sweep(_space, epsilons, n_words, make_mechanism(mechanism[0], **dict(mechanism[1])), close,
-                         rng=seed, progress=_progress)
+def cached_sweep(_space, space_key, mechanism, n_words, epsilons, close, seed, label):
+    return ui.with_progress_bar(f"{label}:", lambda progress: epsilon_sweep(
+        _space, epsilons, n_words, make_mechanism(mechanism[0], **dict(mechanism[1])), close, rng=seed,
+        progress=progress))
 
 
 ui.require_app()
@@ -166,18 +167,12 @@ with st.expander("Average over random words (the paper's Figs. 2, 8, 9) — comp
               int(st.session_state["close"]), int(st.session_state["seed"]))))
     if "fig2" in st.session_state:
         names, n_words_run, close_run, seed_run = st.session_state["fig2"]
-        bar = st.progress(0.0, text="Starting …")
-        for i, mech_name in enumerate(names):
+        for mech_name in names:
             spec = mechanism if mech_name == mechanism[0] else (mech_name, ())
             label = MECHANISMS[mech_name].label
-
-            def report(f, msg, i=i, label=label):
-                bar.progress(min(1.0, (i + f) / len(names)), text=f"{label}: {msg}")
-
-            sweep = cached_sweep(space, key, spec, n_words_run, FIG2_EPSILONS, close_run, seed_run, _progress=report)
+            sweep = cached_sweep(space, key, spec, n_words_run, FIG2_EPSILONS, close_run, seed_run, label)
             sweeps.append((f"{label}, {n_words_run:,} random words" if len(names) > 1
                            else f"average over {n_words_run:,} random words", sweep))
-        bar.empty()
         st.download_button("Averages (JSON)", json.dumps({label: s.to_dict() for label, s in sweeps[1:]}, indent=2),
                            file_name=f"proportions-{n_words_run}-words.json", mime="application/json")
 

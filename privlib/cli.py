@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 import numpy as np
@@ -99,6 +100,56 @@ def build_parser() -> argparse.ArgumentParser:
     dot.add_argument("--at", default="0,0.5,1,2", help="comma-separated points z (default 0,0.5,1,2)")
     dot.add_argument("--json", action="store_true", help="print JSON on stdout")
 
+    san = sub.add_parser("sanitize", help="sanitise text word by word (one document per line with -i)",
+                         description="Sanitise text word by word. The input is only read: results go to stdout, "
+                                     "progress to stderr, and nothing is written anywhere else.")
+    san.add_argument("text", nargs="?", help="the text to sanitise (or use -i FILE)")
+    san.add_argument("-i", "--input", metavar="FILE",
+                     help="read documents from FILE, one per line ('-' = standard input); output keeps their order")
+    san.add_argument("--epsilon", type=_epsilon, required=True,
+                     help="privacy parameter per word (smaller = more privacy); a text of m words spends m·epsilon")
+    san.add_argument("--oov", choices=("redact", "keep", "random"), default="redact",
+                     help="out-of-vocabulary words: redact as [UNK] (default), keep (NOT protected), "
+                          "or replace by a random vocabulary word")
+    san.add_argument("--case", choices=("match", "exact"), default="match",
+                     help="match: look up lower case and restore capitals (default); exact: as typed")
+    san.add_argument("--keep-stop-words", action="store_true",
+                     help="leave stop words (assets/stopwords_en.txt) untouched: no budget, no protection")
+    san.add_argument("--sanitise-numbers", action="store_true",
+                     help="sanitise numbers found in the vocabulary too (default: numbers are kept)")
+    san.add_argument("--progress", action="store_true", help="show a progress bar on stderr even when not a terminal")
+    common(san)
+
+    table2 = sub.add_parser("table2", help="neighbour distances of random words (paper Table 2): z_w_x1, z_x1_x2, "
+                                           "z_x1_x101")
+    table2.add_argument("--words", type=int, default=5000, help="words drawn uniformly from the vocabulary (default 5000)")
+    table2.add_argument("--far", type=int, default=101, help="rank of the far neighbour (default 101, as the paper)")
+    table2.add_argument("--per-word", action="store_true", help="add each word's neighbours and values (JSON)")
+    table2.add_argument("--vocab-size", type=int, default=None, help="keep the N most frequent words")
+    table2.add_argument("--embeddings", default=None,
+                        help="word2vec/GloVe/fastText file (default: the built-in GloVe 6B 50d)")
+    table2.add_argument("--seed", type=int, default=0, help="random seed of the word sample (default 0)")
+    table2.add_argument("--json", action="store_true", help="print JSON on stdout")
+
+    choose = sub.add_parser("choose", help="choose epsilon: privacy and utility on your words over an epsilon grid, "
+                                           "and the range that meets your targets")
+    choose.add_argument("--words-file", metavar="FILE", default=None,
+                        help="your words: one per line, or any text ('-' = standard input)")
+    choose.add_argument("--words", type=int, default=50,
+                        help="without --words-file: N words drawn uniformly from the vocabulary (default 50)")
+    choose.add_argument("--epsilons", default="1:30", help="start:stop[:step] or a comma list (default 1:30)")
+    choose.add_argument("--samples", type=int, default=100, help="runs per word and epsilon (default 100)")
+    choose.add_argument("--target-close", type=float, default=0.6,
+                        help="utility target: fraction of outputs unchanged or within the K nearest (default 0.6)")
+    choose.add_argument("--max-keep", type=float, default=0.5,
+                        help="privacy floor: no word kept unchanged more than this fraction of the time (default 0.5)")
+    choose.add_argument("--keep-statistic", choices=("max", "mean"), default="max",
+                        help="the floor applies to every word (max, default) or to the average (mean)")
+    choose.add_argument("--sentence-length", type=int, default=20,
+                        help="words per sentence for the composed budget L·epsilon (default 20)")
+    choose.add_argument("--report", metavar="OUT.html", default=None, help="also write a self-contained HTML report")
+    common(choose)
+
     mech = sub.add_parser("mechanisms", help="list the mechanisms, their parameters and guarantees")
     mech.add_argument("--json", action="store_true")
     return parser
@@ -121,7 +172,13 @@ def _run(args) -> dict:
         return {"mechanisms": [cls().describe() for cls in MECHANISMS.values()]}
     if args.command == "dot":
         return _dot(args)
+    if args.command == "table2":
+        return _table2(args)
     mechanism = _mechanism(args)
+    if args.command == "choose":
+        return _choose(args, mechanism)
+    if args.command == "sanitize":
+        return _sanitize(args, mechanism)
     if args.command == "ranks":
         space = _space(args)
         result = rank_experiment(space, args.word, args.epsilon, args.samples, mechanism, args.close,
@@ -131,6 +188,51 @@ def _run(args) -> dict:
     space = _space(args)
     progress = _progress if sys.stderr.isatty() else None
     return epsilon_sweep(space, epsilons, args.words, mechanism, args.close, rng=args.seed, progress=progress).to_dict()
+
+
+def _sanitize(args, mechanism) -> dict:
+    """Sanitise the text argument or the documents of ``--input``; returns the results (the
+    text output is the sanitised text, one document per line)."""
+    from privlib.text import SanitisePolicy, sanitize_many
+
+    if (args.text is None) == (args.input is None):
+        raise ValueError("Give exactly one of: a text to sanitise, or -i FILE (one document per line).")
+    if args.input is None:
+        documents = [args.text]
+    elif args.input == "-":
+        documents = sys.stdin.read().splitlines()
+    else:
+        try:
+            with open(args.input, encoding="utf-8") as fh:
+                documents = fh.read().splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ValueError(f"Cannot read {args.input}: {exc}. Give a UTF-8 text file, one document per line.") from None
+    policy = SanitisePolicy(case=args.case, oov=args.oov, keep_stop_words=args.keep_stop_words,
+                            sanitise_numbers=args.sanitise_numbers)
+    space = _space(args)
+    show = args.progress or (args.input is not None and sys.stderr.isatty())
+    results = sanitize_many(documents, mechanism, args.epsilon, space, args.seed, policy,
+                            progress=_progress if show else None, batch_words=5_000)
+    return {"documents": [r.to_dict(args.close) for r in results], "inline": args.input is None}
+
+
+def _table2(args) -> dict:
+    """Table 2 (paper §6): means of z_w_x1, z_x1_x2, z_x1_x<far> over random words, their standard
+    errors, the published row when the embedding is one of the paper's, and the per-word values
+    with --per-word."""
+    from privlib.neighbour_distances import neighbour_distances, published_table2
+    from privlib.validation import as_generator
+
+    rng = as_generator(args.seed)  # validates the seed before the embedding is loaded
+    space = _space(args)
+    progress = _progress if sys.stderr.isatty() else None
+    table = neighbour_distances(space, args.words, far=args.far, rng=rng, progress=progress)
+    result = table.to_dict(per_word=args.per_word)
+    result["seed"] = args.seed
+    published = published_table2(space) if args.far == 101 else None
+    if published is not None:
+        result["published"] = {source: dict(zip(table.names, published[source])) for source in ("paper", "artifact")}
+    return result
 
 
 def _dot(args) -> dict:
@@ -165,6 +267,12 @@ def _dot(args) -> dict:
 
 
 def _print_text(args, result: dict) -> None:
+    if args.command == "choose":
+        _print_choose(result)
+        return
+    if args.command == "table2":
+        _print_table2(result)
+        return
     if args.command == "dot":
         print(f"Z = <eta, e>, n = {result['n']}, epsilon = {result['epsilon']:g}: Var Z = {result['var']:.6g}, "
               f"99% of Z within ±{result['interval_99_half_width']:.4g} (Thm 8 guarantees "
@@ -202,12 +310,50 @@ def main(argv=None) -> int:
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    if getattr(args, "json", False):
-        json.dump(result, sys.stdout, default=_json_default)
+    try:
+        if args.command == "sanitize":
+            _print_sanitised(args, result)
+        elif getattr(args, "json", False):
+            json.dump(result, sys.stdout, default=_json_default)
+            sys.stdout.write("\n")
+        else:
+            _print_text(args, result)
+        sys.stdout.flush()
+    except BrokenPipeError:  # e.g. piped into `head`: stop quietly, as Unix tools do
+        sys.stdout = open(os.devnull, "w")
+    return 0
+
+
+def _print_sanitised(args, result: dict) -> None:
+    """Text: the sanitised documents, one per line. JSON: one object for a text argument, JSON
+    Lines (one object per document, in input order) for -i FILE."""
+    documents = result["documents"]
+    if not args.json:
+        for doc in documents:
+            sys.stdout.write(doc["sanitised"] + "\n")
+    elif result["inline"]:
+        json.dump(documents[0], sys.stdout, default=_json_default, ensure_ascii=False)
         sys.stdout.write("\n")
     else:
-        _print_text(args, result)
-    return 0
+        for doc in documents:
+            json.dump(doc, sys.stdout, default=_json_default, ensure_ascii=False)
+            sys.stdout.write("\n")
+
+
+def _print_table2(result: dict) -> None:
+    names = [k for k in result["standard_errors"]]
+    print(f"{result['embedding']}: {result['words']:,} random words (seed {result['seed']}), n = {result['dim']}")
+    published = result.get("published", {})
+    header = f"{'quantity':<12} {'mean':>8} {'± SE':>8} {'SD':>8}" + ("   paper  artifact" if published else "")
+    print(header)
+    for k in names:
+        row = f"{k:<12} {result[k]:>8.4f} {result['standard_errors'][k]:>8.4f} {result['standard_deviations'][k]:>8.4f}"
+        if published:
+            row += f"   {published['paper'][k]:>5.3f}  {published['artifact'][k]:>8.3f}"
+        print(row)
+    undefined = {k: v for k, v in result["undefined"].items() if v}
+    if undefined:
+        print(f"undefined (identical neighbour vectors, left out): {undefined}")
 
 
 def _json_default(value):
@@ -216,3 +362,68 @@ def _json_default(value):
     if isinstance(value, np.ndarray):
         return value.tolist()
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+def _choose(args, mechanism) -> dict:
+    """Choose epsilon (privlib.epsilon_choice): metrics over the grid, the inverse answers and,
+    with --report, a self-contained HTML report. Unknown words are reported on stderr."""
+    from privlib.epsilon_choice import Targets, WordSet, choose_epsilon, epsilon_grid
+
+    epsilons = epsilon_grid(args.epsilons)  # argument errors before the embedding is loaded
+    targets = Targets(utility=args.target_close, max_keep=args.max_keep, keep_statistic=args.keep_statistic)
+    text = None
+    if args.words_file == "-":
+        text = sys.stdin.read()
+    elif args.words_file is not None:
+        try:
+            with open(args.words_file, encoding="utf-8") as fh:
+                text = fh.read()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ValueError(f"Cannot read {args.words_file}: {exc}. Give a UTF-8 text file "
+                             "(one word per line, or any text).") from None
+    seed = args.seed if args.seed is not None else int(np.random.default_rng().integers(2**31))
+    space = _space(args)
+    if text is not None:
+        words = WordSet.from_text(text, space, source=f"words of {os.path.basename(args.words_file)}")
+        if words.unknown:
+            first = ", ".join(words.unknown[:5])
+            print(f"note: {len(words.unknown):,} distinct word(s) not in the vocabulary, left out: {first}"
+                  f"{', …' if len(words.unknown) > 5 else ''}", file=sys.stderr)
+    else:
+        words = WordSet.random(space, args.words, seed)
+    progress = _progress if sys.stderr.isatty() else None
+    choice = choose_epsilon(space, words, epsilons, [mechanism], args.samples, args.close, targets,
+                            args.sentence_length, seed, progress)
+    result = choice.to_dict()
+    if args.report:
+        import datetime
+
+        from privlib.report import choice_report
+
+        page = choice_report(choice, created=datetime.datetime.now().strftime("%Y-%m-%d %H:%M"))
+        try:
+            with open(args.report, "w", encoding="utf-8") as fh:
+                fh.write(page)
+        except OSError as exc:
+            raise ValueError(f"Cannot write the report to {args.report}: {exc}.") from None
+        result["report"] = args.report
+    return result
+
+
+def _print_choose(result: dict) -> None:
+    emb, words = result["embedding"], result["words"]
+    print(f"{emb['name']}, {words['count']:,} words ({words['source']}), {result['samples']:,} runs per word and "
+          f"epsilon, K = {result['close']}, seed {result['seed']}")
+    for m in result["mechanisms"]:
+        v, se = m["values"], m["standard_errors"]
+        print(f"\n{m['label']}{' (exact output law)' if m['exact'] else ''}")
+        print(f"{'epsilon':>8} {'budget':>8} {'<=K':>13} {'unchanged':>13} {'max kept':>9} {'median':>8} "
+              f"{'cosine':>7} {'S_w':>7} {'exp(H)':>8}")
+        for j, eps in enumerate(result["epsilons"]):
+            print(f"{eps:>8g} {result['budget'][j]:>8g} {v['within_k'][j]:>6.1%} ±{se['within_k'][j]:>5.1%} "
+                  f"{v['unchanged'][j]:>6.1%} ±{se['unchanged'][j]:>5.1%} {v['unchanged_max'][j]:>9.1%} "
+                  f"{v['median_rank'][j]:>8,.0f} {v['cosine'][j]:>7.3f} {v['distinct'][j]:>7.1f} {v['effective'][j]:>8.3g}")
+        print(m["answer"]["message"])
+        print(m["summary"])
+    if "report" in result:
+        print(f"\nreport: {result['report']}")

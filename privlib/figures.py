@@ -177,3 +177,304 @@ def tail_bounds(thresholds, exact_tail, bounds: dict, empirical_tail=None, title
     fig.update_xaxes(title=x_title)
     fig.update_layout(title=title, margin=dict(t=60, b=40, l=60, r=20), legend=dict(orientation="h", y=-0.2))
     return fig
+
+
+# ---------------------------------------------------------------- why it happens (spec §3, §6; Table 2, Figs. 1, 3, 4, 6)
+#: Colours and labels of the three Table 2 quantities (the word against its nearest neighbour is
+#: drawn like "original", the nearest against the next like "close").
+Z_COLOURS = {"z_w_x1": COLOURS["original"], "z_x1_x2": COLOURS["close"], "far": "#9467bd"}
+
+
+def z_label(name: str) -> str:
+    """Readable label of a Table 2 quantity ("z_w_x1", "z_x1_x2", "z_x1_x101", …)."""
+    if name == "z_w_x1":
+        return "z(w, x₁) = ‖w − x₁‖/2: the word against its nearest neighbour"
+    far = name.rsplit("_x", 1)[-1]
+    return f"z(x₁, x{far.translate(str.maketrans('0123456789', '₀₁₂₃₄₅₆₇₈₉'))}) (Eq. 19): " + (
+        "the nearest against the next neighbour" if far == "2" else f"the nearest against neighbour {far}")
+
+
+def _z_colour(name: str) -> str:
+    return Z_COLOURS.get(name, Z_COLOURS["far"])
+
+
+def neighbour_distance_profile(distances, word: str, k: int = 100, title: str | None = None) -> go.Figure:
+    """Distance from ``word`` to its neighbours of rank 0..k (``distances``: the sorted distances of
+    `neighbour_ranks`, rank 0 = the word itself) as a line, and the gap between consecutive
+    neighbours, d(x_{r+1}) − d(x_r), as bars: the jump from the word to its nearest neighbour
+    dwarfs every gap that follows."""
+    d = np.asarray(distances, dtype=float)[: k + 1]
+    ranks = np.arange(d.size)
+    gaps = np.diff(d)  # gaps[r] = d(x_{r+1}) - d(x_r), drawn between ranks r and r + 1
+    fig = go.Figure()
+    fig.add_trace(go.Bar(x=ranks[:-1] + 0.5, y=gaps, name="step to the next rank  d(xᵣ₊₁) − d(xᵣ)",
+                         marker_color=[COLOURS["original"]] + [COLOURS["close"]] * (gaps.size - 1), opacity=0.8,
+                         hovertemplate="ranks %{customdata}<br>step %{y:.4f}<extra></extra>",
+                         customdata=[f"{r}→{r + 1}" for r in ranks[:-1]]))
+    fig.add_trace(go.Scatter(x=ranks, y=d, mode="lines+markers", name=f"distance from “{word}”",
+                             line=dict(color=COLOURS["original"], width=2.5), marker=dict(size=4),
+                             hovertemplate="rank %{x}<br>distance %{y:.4f}<extra></extra>"))
+    if d.size > 1:
+        fig.add_annotation(x=1, y=d[1], text=f"nearest neighbour: {d[1]:.3f} away", showarrow=True, arrowhead=2,
+                           ax=60, ay=30, font=dict(color=COLOURS["original"]))
+    fig.update_xaxes(title="rank of the neighbour (0 = the word itself)")
+    fig.update_yaxes(title="Euclidean distance", rangemode="tozero")
+    fig.update_layout(title=title, bargap=0.1, margin=dict(t=60, b=40, l=60, r=20),
+                      legend=dict(orientation="h", y=-0.25))
+    return fig
+
+
+def neighbour_gap_distributions(values: dict, means: dict | None = None, published: dict | None = None,
+                                title: str | None = None, bins: int = 60) -> go.Figure:
+    """Per-word distributions of the Table 2 quantities (``values``: name -> per-word array, NaN
+    ignored) as overlaid histograms (fraction of words per bin), with our mean of each as a
+    solid line and, when given, the paper's published mean as a dotted one (``published``:
+    name -> value)."""
+    fig = go.Figure()
+    finite = {k: np.asarray(v, dtype=float)[np.isfinite(np.asarray(v, dtype=float))] for k, v in values.items()}
+    hi = max((np.quantile(v, 0.995) for v in finite.values() if v.size), default=1.0)
+    edges = np.linspace(0.0, hi, bins + 1)
+    for name, v in finite.items():
+        counts, _ = np.histogram(np.clip(v, 0, hi), bins=edges)
+        fig.add_trace(go.Bar(x=(edges[:-1] + edges[1:]) / 2, y=counts / max(v.size, 1), width=np.diff(edges),
+                             name=z_label(name), marker_color=_z_colour(name), opacity=0.55,
+                             hovertemplate="z %{x:.3f}: %{y:.1%} of words<extra></extra>"))
+    for name in finite:
+        colour = _z_colour(name)
+        if means and name in means and np.isfinite(means[name]):
+            fig.add_vline(x=means[name], line=dict(color=colour, width=2),
+                          annotation=dict(text=f"mean {means[name]:.3f}", font=dict(color=colour)),
+                          annotation_position="top")
+        if published and name in published:
+            fig.add_vline(x=published[name], line=dict(color=colour, width=2, dash="dot"),
+                          annotation=dict(text=f"paper {published[name]:.3f}", font=dict(color=colour)),
+                          annotation_position="bottom right")
+    fig.update_layout(barmode="overlay", bargap=0, title=title, margin=dict(t=60, b=40, l=60, r=20),
+                      legend=dict(orientation="h", y=-0.25))
+    fig.update_xaxes(title="z (same units as the embedding)")
+    fig.update_yaxes(title="fraction of words", tickformat=".0%")
+    return fig
+
+
+def win_probabilities_vs_epsilon(probabilities, frequencies=None, word: tuple | None = None,
+                                 title: str | None = None) -> go.Figure:
+    """Fig. 6: Pr[w beats x₁] = F_Z(z(w, x₁)) and Pr[x₁ beats x₂] = F_Z(z(x₁, x₂)) against ε
+    (``probabilities``: a `WinProbabilities`; mean over words as lines, 10–90 % of words as a
+    band). ``frequencies`` (a `MechanismFrequencies`) overlays what the mechanism did: the
+    proportion of outputs equal to the word (bounded by the first curve, Eq. 18) and to its
+    nearest neighbour (bounded by Eq. 20–21, dotted), ±2 SE. ``word`` = (label, WinProbabilities
+    of that one word) adds its two curves, dashed."""
+    fig = go.Figure()
+    eps = np.asarray(probabilities.epsilons, dtype=float)
+    mean, bands = probabilities.mean(), probabilities.quantiles((0.1, 0.9))
+    names = {"w_beats_x1": ("Pr[w beats x₁] = F_Z(z(w, x₁))  (Eq. 18)", COLOURS["original"]),
+             "x1_beats_x2": ("Pr[x₁ beats x₂] = F_Z(z(x₁, x₂))  (Eq. 19)", COLOURS["close"])}
+    for key, (label, colour) in names.items():
+        lo, hi = bands[key]
+        if np.isfinite(lo).all():
+            fig.add_trace(go.Scatter(x=np.concatenate([eps, eps[::-1]]), y=np.concatenate([hi, lo[::-1]]),
+                                     fill="toself", fillcolor=colour, opacity=0.15, line=dict(width=0),
+                                     hoverinfo="skip", name="10–90 % of words", showlegend=key == "w_beats_x1",
+                                     legendgroup="band"))
+        fig.add_trace(go.Scatter(x=eps, y=mean[key], mode="lines", name=f"{label}, mean over words",
+                                 line=dict(color=colour, width=3),
+                                 hovertemplate="ε = %{x:g}<br>%{y:.3f}<extra></extra>"))
+    if word is not None:
+        label, one = word
+        for key, (name, colour) in names.items():
+            fig.add_trace(go.Scatter(x=np.asarray(one.epsilons, float), y=getattr(one, key)[0], mode="lines",
+                                     name=f"{name.split('  ')[0]} for “{label}”",
+                                     line=dict(color=colour, width=2, dash="dash")))
+    if frequencies is not None:
+        f_eps = np.asarray(frequencies.epsilons, dtype=float)
+        se = frequencies.standard_errors()
+        for key, label, colour in (("original", "mechanism: output = the word", COLOURS["original"]),
+                                   ("nearest", "mechanism: output = its nearest neighbour x₁", COLOURS["distant"])):
+            fig.add_trace(go.Scatter(
+                x=f_eps, y=getattr(frequencies, key), mode="markers", name=f"{label} ({frequencies.trials:,} runs per ε)",
+                marker=dict(color=colour, size=8, symbol="diamond"),
+                error_y=dict(type="data", array=2 * se[key], visible=True),
+                hovertemplate="ε = %{x:g}<br>%{y:.3f}<extra></extra>"))
+        fig.add_trace(go.Scatter(x=f_eps, y=frequencies.nearest_bound, mode="lines",
+                                 name="bound on Pr[output = x₁]  (Eq. 20–21)",
+                                 line=dict(color=COLOURS["distant"], dash="dot", width=2)))
+    fig.add_hline(y=0.5, line=dict(color="grey", dash="dot", width=1),
+                  annotation=dict(text="½: a coin toss"), annotation_position="bottom right")
+    log_x = np.ptp(np.log10(eps)) > 1.2 if eps.size > 1 else False
+    fig.update_xaxes(title=EPSILON_AXIS, type="log" if log_x else "linear")
+    fig.update_yaxes(title="probability", range=[0, 1.02])
+    fig.update_layout(title=title, margin=dict(t=60, b=40, l=60, r=20), legend=dict(orientation="h", y=-0.25))
+    return fig
+
+
+def location_map(point_map, rates=None, epsilon: float | None = None, highlight=(), title: str | None = None) -> go.Figure:
+    """Places of a `PointMap` (km, equal scales), coloured by the proportion of runs in which each
+    keeps itself (``rates``, one per place) at ``epsilon`` per km; the ``highlight`` places are
+    labelled by name (every place shows its name on hover)."""
+    xy = np.asarray(point_map.xy)
+    text = [f"<b>{n}</b>" if n in highlight else "" for n in point_map.names]
+    nn = point_map.nearest_neighbour_distances()
+    marker = dict(size=10, line=dict(width=1, color="#333"))
+    hover = "%{customdata[0]}<br>nearest other place: %{customdata[1]:,.0f} km"
+    custom = np.array([[n, d, r] for n, d, r in zip(point_map.names, nn, rates if rates is not None else nn)],
+                      dtype=object)
+    if rates is not None:
+        marker.update(color=np.asarray(rates, float), colorscale="Viridis", cmin=0, cmax=1,
+                      colorbar=dict(title="keeps itself", tickformat=".0%"))
+        hover += "<br>keeps itself: %{customdata[2]:.1%}"
+    fig = go.Figure(go.Scatter(x=xy[:, 0], y=xy[:, 1], mode="markers+text", text=text, textposition="top center",
+                               marker=marker, customdata=custom, hovertemplate=hover + "<extra></extra>",
+                               showlegend=False))
+    fig.update_xaxes(title="km (west – east)", zeroline=False)
+    fig.update_yaxes(title="km (south – north)", scaleanchor="x", scaleratio=1, zeroline=False)
+    if title is None and epsilon is not None:
+        title = f"How often each place keeps itself at ε = {epsilon:g} per km"
+    fig.update_layout(title=title, margin=dict(t=60, b=40, l=60, r=20))
+    return fig
+
+
+def keep_rate_vs_epsilon(keep, places, title: str | None = None) -> go.Figure:
+    """Proportion of runs in which each of ``places`` keeps itself against ε (per km), from a
+    `KeepRates`, with ±2 standard-error bands."""
+    fig = go.Figure()
+    eps = np.asarray(keep.epsilons, dtype=float)
+    se = keep.standard_errors()
+    palette = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"]
+    for i, place in enumerate(places):
+        j = keep.names.index(place)
+        colour = palette[i % len(palette)]
+        p = keep.rates[j]
+        lo, hi = np.clip(p - 2 * se[j], 0, 1), np.clip(p + 2 * se[j], 0, 1)
+        fig.add_trace(go.Scatter(x=np.concatenate([eps, eps[::-1]]), y=np.concatenate([hi, lo[::-1]]), fill="toself",
+                                 fillcolor=colour, opacity=0.15, line=dict(width=0), hoverinfo="skip",
+                                 showlegend=False, legendgroup=place))
+        fig.add_trace(go.Scatter(x=eps, y=p, mode="lines+markers", name=place, line=dict(color=colour),
+                                 legendgroup=place, hovertemplate=f"{place}<br>ε = %{{x:g}} per km<br>"
+                                                                  "keeps itself %{y:.1%}<extra></extra>"))
+    fig.update_xaxes(title=EPSILON_AXIS.replace("ε", "ε per km", 1), type="log")
+    fig.update_yaxes(title="proportion of runs that keep the place", range=[0, 1.02], tickformat=".0%")
+    fig.update_layout(title=title, margin=dict(t=60, b=40, l=60, r=20), legend=dict(orientation="h", y=-0.25))
+    return fig
+
+
+def noise_scatter(noise, epsilon: float, max_points: int = 3000, units: str = "", title: str | None = None) -> go.Figure:
+    """Scatter of 2-D noise vectors (at most ``max_points`` shown), equal scales, with the circle of
+    the mean radius E[R] = 2/ε."""
+    noise = np.asarray(noise, dtype=float)[:max_points]
+    fig = go.Figure(go.Scatter(x=noise[:, 0], y=noise[:, 1], mode="markers", name=f"{len(noise):,} noise vectors",
+                               marker=dict(size=3, color="#6baed6", opacity=0.6)))
+    r = 2.0 / epsilon
+    t = np.linspace(0, 2 * np.pi, 200)
+    fig.add_trace(go.Scatter(x=r * np.cos(t), y=r * np.sin(t), mode="lines", name=f"mean radius 2/ε = {r:.4g}{units}",
+                             line=dict(color="#08306b", width=2)))
+    fig.update_xaxes(title=f"η₁{units and ' (' + units.strip() + ')'}", zeroline=True)
+    fig.update_yaxes(title=f"η₂{units and ' (' + units.strip() + ')'}", scaleanchor="x", scaleratio=1, zeroline=True)
+    fig.update_layout(title=title, margin=dict(t=60, b=40, l=60, r=20), legend=dict(orientation="h", y=-0.25))
+    return fig
+
+
+# ---------------------------------------------------------------- choosing epsilon (issue 7)
+#: One colour per compared mechanism, in the order given (the same in every chart of a choice).
+SERIES_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf")
+
+
+def _series_colour(i: int) -> str:
+    return SERIES_COLOURS[i % len(SERIES_COLOURS)]
+
+
+def _rgba(colour: str, alpha: float) -> str:
+    r, g, b = (int(colour[k:k + 2], 16) for k in (1, 3, 5))
+    return f"rgba({r},{g},{b},{alpha})"
+
+
+def _log_epsilon_axis(epsilons) -> bool:
+    """A log epsilon axis when the grid spans more than 1.2 decades (as `proportions_vs_epsilon`)."""
+    e = np.asarray(epsilons, dtype=float)
+    return e.size > 1 and float(np.ptp(np.log10(e))) > 1.2
+
+
+def epsilon_tradeoff(results, answers=None, privacy: str = "unchanged", utility: str = "within_k",
+                     privacy_title: str | None = None, utility_title: str | None = None,
+                     title: str | None = None) -> go.Figure:
+    """The privacy-utility trade-off: privacy metric (y) against utility metric (x), one line
+    per mechanism through its grid epsilons (points labelled with ε), error bars = the results'
+    bands (±2 SE) on both axes, recommended epsilons ringed.
+
+    ``results``: objects with ``label``, ``epsilons``, ``values`` and ``bands`` (metric -> arrays,
+    e.g. `privlib.epsilon_choice.MechanismMetrics`); ``answers``: matching objects with a boolean
+    ``recommended`` over the grid, or None.
+    """
+    fig = go.Figure()
+    for i, r in enumerate(results):
+        colour = _series_colour(i)
+        eps = np.asarray(r.epsilons, dtype=float)
+        x, y = np.asarray(r.values[utility], float), np.asarray(r.values[privacy], float)
+        (x_lo, x_hi), (y_lo, y_hi) = r.bands[utility], r.bands[privacy]
+        step = max(1, int(np.ceil(eps.size / 12)))  # label at most about 12 points
+        text = [f"ε={e:g}" if k % step == 0 or k == eps.size - 1 else "" for k, e in enumerate(eps)]
+        fig.add_trace(go.Scatter(
+            x=x, y=y, mode="lines+markers+text", text=text, textposition="top center", name=r.label,
+            line=dict(color=colour), marker=dict(color=colour, size=7), textfont=dict(color=colour, size=10),
+            error_x=dict(type="data", symmetric=False, array=np.asarray(x_hi) - x, arrayminus=x - np.asarray(x_lo),
+                         color=_rgba(colour, 0.4), thickness=1),
+            error_y=dict(type="data", symmetric=False, array=np.asarray(y_hi) - y, arrayminus=y - np.asarray(y_lo),
+                         color=_rgba(colour, 0.4), thickness=1),
+            customdata=eps, legendgroup=r.label,
+            hovertemplate=f"{r.label}<br>ε = %{{customdata:g}}<br>utility %{{x:.3g}}<br>privacy %{{y:.3g}}<extra></extra>",
+        ))
+        if answers is not None and np.any(answers[i].recommended):
+            ok = np.asarray(answers[i].recommended, dtype=bool)
+            fig.add_trace(go.Scatter(
+                x=x[ok], y=y[ok], mode="markers", name=f"recommended ε — {r.label}", legendgroup=r.label,
+                marker=dict(symbol="circle-open", size=17, color=colour, line=dict(width=2.5)),
+                customdata=eps[ok], hovertemplate=f"recommended: ε = %{{customdata:g}}<extra>{r.label}</extra>",
+            ))
+    fig.update_xaxes(title=utility_title or f"{utility} (utility)")
+    fig.update_yaxes(title=privacy_title or f"{privacy} (privacy)")
+    fig.update_layout(title=title, margin=dict(t=60, b=40, l=60, r=20), legend=dict(orientation="h", y=-0.25))
+    return fig
+
+
+def metric_vs_epsilon(results, metric: str, answers=None, target: float | None = None, target_label: str = "target",
+                      y_title: str | None = None, fraction: bool = False, log_y: bool = False,
+                      offset: float = 0.0, title: str | None = None) -> go.Figure:
+    """One metric against epsilon: a line per mechanism with its band (the results' ``bands``,
+    ±2 SE), ``target`` as a dashed horizontal line, and each mechanism's recommended range of
+    epsilons (``answers[i].range``) shaded in its colour. The epsilon axis is `EPSILON_AXIS`.
+    ``offset`` is added to every value (e.g. 1 to draw ranks + 1 on a log axis)."""
+    fig = go.Figure()
+    all_eps = np.concatenate([np.asarray(r.epsilons, dtype=float) for r in results]) if results else np.ones(1)
+    log_x = _log_epsilon_axis(all_eps)
+    for i, r in enumerate(results):
+        colour = _series_colour(i)
+        x = np.asarray(r.epsilons, dtype=float)
+        y = np.asarray(r.values[metric], dtype=float) + offset
+        lo, hi = (np.asarray(b, dtype=float) + offset for b in r.bands[metric])
+        fig.add_trace(go.Scatter(
+            x=np.concatenate([x, x[::-1]]), y=np.concatenate([hi, lo[::-1]]), fill="toself", mode="lines",
+            fillcolor=_rgba(colour, 0.15), line=dict(width=0), hoverinfo="skip", showlegend=False, legendgroup=r.label,
+        ))
+        fmt = ".1%" if fraction else ".4g"
+        fig.add_trace(go.Scatter(
+            x=x, y=y, mode="lines+markers", name=r.label, line=dict(color=colour), legendgroup=r.label,
+            customdata=np.stack([lo, hi], axis=1),
+            hovertemplate=(f"{r.label}<br>ε = %{{x:g}}<br>%{{y:{fmt}}} (band %{{customdata[0]:{fmt}}}–"
+                           f"%{{customdata[1]:{fmt}}})<extra></extra>"),
+        ))
+        span = getattr(answers[i], "range", None) if answers is not None else None
+        if span is not None:
+            a, b = span
+            if a == b:  # a single grid point: a narrow band around it
+                a, b = (a / 1.04, b * 1.04) if log_x else (a - 0.01 * np.ptp(all_eps) - 1e-9, b + 0.01 * np.ptp(all_eps) + 1e-9)
+            fig.add_vrect(x0=a, x1=b, fillcolor=colour, opacity=0.12, line_width=0, layer="below")
+            fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", legendgroup=r.label,
+                                     marker=dict(symbol="square", size=12, color=_rgba(colour, 0.3)),
+                                     name=f"recommended ε — {r.label}"))
+    if target is not None:
+        fig.add_hline(y=target, line=dict(color="#444", dash="dash", width=1.5),
+                      annotation_text=target_label, annotation_position="top left")
+    fig.update_xaxes(title=EPSILON_AXIS, type="log" if log_x else "linear")
+    fig.update_yaxes(title=y_title or metric, type="log" if log_y else "linear",
+                     **({"tickformat": ".0%", "range": [-0.02, 1.02]} if fraction else {}))
+    fig.update_layout(title=title, margin=dict(t=60, b=40, l=60, r=20), legend=dict(orientation="h", y=-0.3))
+    return fig

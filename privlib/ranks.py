@@ -64,6 +64,64 @@ def _ranks_from_row(space, row: int, outputs) -> np.ndarray:
                      for y, v in zip(outputs, dy)], dtype=np.int64)
 
 
+def _tie_margin(space, rows) -> np.ndarray:
+    """Squared distances of ``rows`` computed in a block can differ from the single-row
+    computation of `neighbour_ranks` by a few ulps (BLAS sums in another order); within this
+    margin a comparison is settled by the single-row computation, so both always agree."""
+    max_sq = float(space.sq_norms.max())
+    return 8 * (space.dim + 2) * 2.0**-53 * (np.sqrt(space.sq_norms[rows]) + np.sqrt(max_sq)) ** 2
+
+
+#: `output_ranks` sorts a word's distance row once it has more distinct outputs than this (a sort of
+#: 400,000 distances costs about as much as counting for 10-20 outputs).
+_SORT_ABOVE = 16
+
+
+def output_ranks(space, rows, outputs, block: int = 32, progress=None) -> np.ndarray:
+    """rank_{w}(y) for pairs (w, y) = (rows[i], outputs[i]): the position of output y among the
+    neighbours of input w (same order and tie rule as `neighbour_ranks`).
+
+    rank_w(y) = #{x : d(w,x) < d(w,y)} + #{x < y : d(w,x) = d(w,y)}, with w itself first.
+    Inputs are grouped by word and their distances computed ``block`` words at a time; each
+    distinct output of a word is ranked once: by counting (O(N) each) when a word has few distinct
+    outputs, by one sort of the word's distance row and binary searches when it has more than
+    `_SORT_ABOVE` (many samples per word, e.g. choosing epsilon). ``progress(done, total)`` is
+    called after each block of distinct words.
+    """
+    rows = np.asarray(rows, dtype=np.int64).ravel()
+    outputs = np.asarray(outputs, dtype=np.int64).ravel()
+    if rows.shape != outputs.shape:
+        raise ValueError("output_ranks needs one output per input row.")
+    ranks = np.zeros(rows.size, dtype=np.int64)
+    words, inverse = np.unique(rows, return_inverse=True)
+    for s in range(0, words.size, block):
+        r = words[s:s + block]
+        d = space.squared_distances(r)
+        local = np.arange(r.size)
+        d[local, r] = -1.0  # the word itself is rank 0
+        margin = _tie_margin(space, r)
+        for i in range(r.size):
+            pairs = np.flatnonzero(inverse == s + i)
+            pairs = pairs[outputs[pairs] != r[i]]
+            if pairs.size == 0:
+                continue
+            distinct, back = np.unique(outputs[pairs], return_inverse=True)
+            v = d[i, distinct]
+            if distinct.size > _SORT_ABOVE:  # one sort serves every output of this word
+                row = np.sort(d[i])
+                found = np.searchsorted(row, v)  # words strictly closer
+                near = (np.searchsorted(row, v + margin[i], "right") - np.searchsorted(row, v - margin[i])) > 1
+            else:
+                found = np.array([np.count_nonzero(d[i] < x) for x in v], dtype=np.int64)
+                near = np.array([np.count_nonzero(np.abs(d[i] - x) <= margin[i]) > 1 for x in v], dtype=bool)
+            if near.any():  # a near tie: decide with the single-row computation
+                found[near] = _ranks_from_row(space, int(r[i]), distinct[near])
+            ranks[pairs] = found[back]
+        if progress is not None:
+            progress(min(s + block, words.size), words.size)
+    return ranks
+
+
 def classify_ranks(ranks, close: int = DEFAULT_CLOSE) -> dict[str, int]:
     """Counts of original (rank 0), close (1..close) and distant (> close) ranks."""
     close = check_positive_int(close, "close (K)", minimum=1)
@@ -91,10 +149,6 @@ def classify_outputs(space, rows, outputs, close: int = DEFAULT_CLOSE, block: in
     rows = np.asarray(rows, dtype=np.int64)
     outputs = np.asarray(outputs, dtype=np.int64).reshape(rows.size, -1)
     classes = np.full(outputs.shape, DISTANT, dtype=np.int8)
-    # Distances of a word computed inside a block can differ from those computed alone (BLAS
-    # sums in another order) by a few ulps; within this margin of the threshold the rank is
-    # decided by the single-row computation of `neighbour_ranks`, so the two always agree.
-    max_sq = float(space.sq_norms.max())
     for s in range(0, rows.size, block):
         r = rows[s:s + block]
         d = space.squared_distances(r)
@@ -106,7 +160,7 @@ def classify_outputs(space, rows, outputs, close: int = DEFAULT_CLOSE, block: in
         dy = d[local[:, None], out]
         cls = classes[s:s + block]
         cls[dy < t[:, None]] = CLOSE
-        margin = 8 * (space.dim + 2) * 2.0**-53 * (np.sqrt(space.sq_norms[r]) + np.sqrt(max_sq)) ** 2
+        margin = _tie_margin(space, r)  # within it, the single-row computation decides
         for i, j in zip(*np.nonzero((np.abs(dy - t[:, None]) <= margin[:, None]) & (out != r[:, None]))):
             exact = _ranks_from_row(space, int(r[i]), out[i, j : j + 1])[0]
             cls[i, j] = CLOSE if exact <= close else DISTANT

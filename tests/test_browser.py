@@ -90,3 +90,78 @@ def test_noisy_dot_product_page_renders_and_reacts(browser):
         page.get_by_text("Summary (JSON)").wait_for(timeout=60_000)  # the page's last element
         assert page.locator('[data-testid="stException"]').count() == 0
         assert errors == []
+
+
+def test_sanitise_text_page_highlights_changes_and_resamples(browser):
+    with streamlit_server() as (url, _):
+        page, errors = _open(browser, f"{url}/sanitise_text", charts=0)
+        page.get_by_text("Results (JSON)").wait_for(timeout=90_000)  # the page's last element
+        wait_for_app_idle(page)
+        assert page.locator('[data-testid="stException"]').count() == 0
+        assert page.locator("h1").first.inner_text() == "Sanitise text"
+        assert "Privacy budget for this text: 320" in page.get_by_text("Privacy budget").inner_text()
+        versions = page.locator("div.sanitised")
+        assert versions.count() >= 2
+        # changed words are highlighted and say, on hover, what they replaced
+        changed = page.locator("div.sanitised span[title]")
+        assert changed.count() > 0
+        assert re.search(r"→ .* · rank [\d,]+ · distance \d+\.\d{3}", changed.first.get_attribute("title"))
+        before = versions.first.inner_text()
+        page.get_by_role("button", name="Resample").click()
+        page.wait_for_function(
+            "(old) => { const v = document.querySelector('div.sanitised'); return v && v.innerText !== old; }",
+            arg=before, timeout=60_000,
+        )
+        wait_for_app_idle(page)
+        assert page.locator('[data-testid="stException"]').count() == 0
+        assert errors == []
+
+
+def test_why_it_happens_page_walks_through_the_steps(browser):
+    with streamlit_server() as (url, _):
+        page, errors = _open(browser, f"{url}/why_it_happens", charts=7)
+        page.get_by_text("Try both mechanisms").wait_for(timeout=180_000)  # the page's last element
+        wait_for_app_idle(page, timeout_ms=180_000)
+        assert page.get_by_text("Page not found").count() == 0
+        assert page.locator("h1").first.inner_text() == "Why it happens"
+        assert page.locator('[data-testid="stException"]').count() == 0
+        assert page.locator(".js-plotly-plot").count() >= 7  # steps 1-5 (Fig. 4 sits in a closed expander)
+        assert page.locator('[data-testid="stDataFrame"]').count() == 1  # Table 2
+        # a word outside the vocabulary is explained, not a traceback, and the other steps stay
+        box = page.get_by_label("Word", exact=True)
+        box.fill("qwzxqwzxq")
+        box.press("Enter")
+        page.get_by_text("is not in the vocabulary").wait_for(timeout=60_000)
+        wait_for_app_idle(page)
+        assert page.locator('[data-testid="stException"]').count() == 0
+        assert page.locator(".js-plotly-plot").count() >= 6
+        assert errors == []
+
+
+def test_choose_epsilon_page_runs_and_exports_the_report(browser):
+    with streamlit_server() as (url, _):
+        page = browser.new_page(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
+        errors = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(f"{url}/choose_epsilon")
+        run = page.get_by_role("button", name="Run", exact=True)
+        run.wait_for(timeout=90_000)
+        wait_for_app_idle(page)
+        assert page.get_by_text("Page not found").count() == 0
+        assert page.locator("h1").first.inner_text() == "Choose epsilon"
+        # a new text and Run at once: the run uses the new text
+        page.locator("textarea").first.fill("The river bank was flooded; money stayed in the bank.")
+        started = time.perf_counter()
+        run.click()
+        page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 9", timeout=180_000)
+        wait_for_app_idle(page, timeout_ms=180_000)
+        print(f"choose epsilon: 8 words x 8 epsilons x 20 runs, 2 mechanisms, rendered in "
+              f"{time.perf_counter() - started:.2f} s")
+        assert page.get_by_text("sentence spends").count() >= 2  # one answer per mechanism
+        with page.expect_download(timeout=90_000) as download:
+            page.get_by_role("button", name="Report (HTML, works offline)").click()
+        with open(download.value.path(), encoding="utf-8") as fh:
+            report = fh.read()
+        assert "plotly.js v" in report and "the river bank was flooded money stayed in" in report
+        assert page.locator('[data-testid="stException"]').count() == 0
+        assert errors == []

@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from privlib.embeddings import EmbeddingSpace
-from privlib.ranks import CLOSE, DEFAULT_CLOSE, DISTANT, ORIGINAL, classify_outputs, classify_ranks, neighbour_ranks
+from privlib.ranks import (CLOSE, DEFAULT_CLOSE, DISTANT, ORIGINAL, classify_outputs, classify_ranks, neighbour_ranks,
+                          output_ranks)
 
 
 def reference_order(space, row: int) -> np.ndarray:
@@ -236,3 +237,35 @@ def test_negative_or_too_large_rows_are_rejected(gaussian_space):
     for row in (-1, len(gaussian_space)):
         with pytest.raises(ValueError, match="outside the vocabulary"):
             neighbour_ranks(gaussian_space, row)
+
+
+@pytest.mark.parametrize("block", [1, 7, 32])
+def test_output_ranks_equal_neighbour_ranks(gaussian_space, integer_space, block):
+    rng = np.random.default_rng(block)
+    for space in (gaussian_space, integer_space):  # integer_space: duplicates and exact ties
+        rows = rng.integers(0, len(space), 300)
+        rows[:20] = rows[0]  # a word repeated, as in a text
+        outputs = rng.integers(0, len(space), 300)
+        outputs[20:40] = rows[20:40]  # some outputs are the input itself
+        got = output_ranks(space, rows, outputs, block=block)
+        expected = [neighbour_ranks(space, int(r)).rank[o] for r, o in zip(rows, outputs)]
+        np.testing.assert_array_equal(got, expected)
+
+
+def test_output_ranks_on_rounding_level_near_ties_and_progress():
+    # permutations of one vector: mathematically equal distances that differ by ulps when
+    # computed in a block; output_ranks must settle them as neighbour_ranks does
+    rng = np.random.default_rng(5)
+    base = rng.standard_normal(24)
+    vectors = np.vstack([np.full((1, 24), base.mean()), [rng.permutation(base) for _ in range(300)],
+                         rng.standard_normal((100, 24))])
+    space = EmbeddingSpace.from_arrays([f"w{i}" for i in range(len(vectors))], vectors)
+    rows = np.concatenate([np.zeros(100, dtype=np.int64), rng.integers(1, 301, 100)])
+    outputs = rng.integers(1, 301, 200)
+    calls = []
+    got = output_ranks(space, rows, outputs, block=8, progress=lambda done, total: calls.append((done, total)))
+    expected = [neighbour_ranks(space, int(r)).rank[o] for r, o in zip(rows, outputs)]
+    np.testing.assert_array_equal(got, expected)
+    assert calls[-1][0] == calls[-1][1] == np.unique(rows).size
+    with pytest.raises(ValueError, match="one output per input"):
+        output_ranks(space, [1, 2], [3])

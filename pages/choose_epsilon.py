@@ -1,0 +1,197 @@
+"""Page "Choose epsilon": what ε gives the utility I need, and what privacy do I get for it?"""
+import datetime
+
+import streamlit as st
+
+import ui
+from privlib.epsilon_choice import (METRICS, PRIVACY_METRICS, SCOPES, Targets, WordSet, assemble_choice, epsilon_grid,
+                                    mechanism_metrics)
+from privlib.mechanisms import MECHANISMS
+from privlib.report import choice_figures, choice_report
+from privlib.text import PAPER_EXAMPLE
+
+DEFAULT_GRID = "1,2,3,5,8,12,20,30"
+SAMPLE_CHOICES = [10, 20, 30, 50, 100, 200, 500, 1000]
+DEFAULT_SAMPLES = 20
+DEFAULT_MECHANISMS = ["multivariate-laplace", "postprocessing-fix"]
+SOURCES = ["Paste a text", "Upload a word list", "Random vocabulary words"]
+KEEP_STATISTICS = {"max": "every word (the most-kept word)", "mean": "on average over the words"}
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def cached_metrics(_space, space_key, words, scope, epsilons, mechanism, samples, close, seed, _label=""):
+    ws = WordSet(words, _space.indices(words), scope)
+    return ui.with_progress_bar(f"{_label}:", lambda progress: mechanism_metrics(
+        _space, ws, epsilons, mechanism, samples, close, rng=seed, progress=progress))
+
+
+def request_run():
+    # the inputs are read in the script run this click starts (a text edited and Run clicked at
+    # once arrive together), not from the widgets as they were drawn before the click
+    st.session_state["choose_run_requested"] = True
+
+
+ui.require_app()
+space = st.session_state["space"]
+key = ui.embedding_key(space)
+seed = int(st.session_state["seed"])
+run_requested = st.session_state.pop("choose_run_requested", False)  # set by the Run button's callback
+
+st.title("Choose epsilon")
+st.markdown(
+    "Before a deployment: which ε gives the utility you need on **your** words, and what privacy do you get "
+    "for it? Each mechanism is run many times on each word over a grid of ε (mechanisms with exact output "
+    "probabilities are computed exactly). Privacy: how often a word is kept unchanged (N_w) and how many "
+    "different outputs it has (S_w) — the plausible-deniability statistics of Feyisetan et al. 2020. "
+    "Utility: how often the output is the word or one of its K nearest neighbours, the median rank and the "
+    "cosine similarity. Smaller ε = more noise = more privacy; a sentence of L words spends L·ε."
+)
+
+st.subheader("1. Your targets")
+t1, t2, t3, t4, t5 = st.columns([2, 1, 2, 2, 1])
+utility = t1.slider("Utility target: outputs unchanged or among the K nearest", 0.05, 1.0, 0.6, 0.05,
+                    key="choose_utility", format="%.2f",
+                    help="The fraction of outputs (averaged over your words) that must be the word itself or one "
+                         "of its K nearest neighbours.")
+close = int(t2.number_input("K (nearest neighbours)", min_value=1, max_value=min(10_000, len(space) - 1),
+                            value=min(100, len(space) - 1), key="choose_close",
+                            help="Outputs ranked 1..K among the word's neighbours count as close (the paper uses 100)."))
+max_keep = t3.slider("Privacy floor: kept unchanged at most", 0.0, 1.0, 0.5, 0.05, key="choose_max_keep",
+                     format="%.2f", help="How often a word may come out unchanged (N_w as a fraction of runs).")
+keep_statistic = t4.radio("The floor applies to", list(KEEP_STATISTICS), format_func=KEEP_STATISTICS.get,
+                          key="choose_keep_statistic",
+                          help="Every word (literal reading: no word is kept more often than the floor) or the "
+                               "average over your words.")
+sentence_length = int(t5.number_input("Sentence length L", min_value=1, max_value=10_000, value=20,
+                                      key="choose_sentence_length",
+                                      help="Words per sentence for the composed budget L·ε."))
+targets = Targets(utility=float(utility), max_keep=float(max_keep), keep_statistic=keep_statistic)
+
+st.subheader("2. Your words")
+source = st.radio("Word source", SOURCES, key="choose_source", horizontal=True, label_visibility="collapsed")
+try:
+    if source == SOURCES[0]:
+        text = st.text_area("Text", PAPER_EXAMPLE, key="choose_text", height=110,
+                            help="Every distinct word of the text that the embedding knows is analysed.")
+        words = WordSet.from_text(text, space, source="pasted text")
+    elif source == SOURCES[1]:
+        upload = st.file_uploader("Word list (UTF-8 text: one word per line, or any text)", type=["txt", "csv"],
+                                  key="choose_upload")
+        if upload is None:
+            st.info("Upload a text file with your words to continue.")
+            st.stop()
+        try:
+            content = upload.getvalue().decode("utf-8")
+        except UnicodeDecodeError:
+            st.error(f"{upload.name} is not UTF-8 text: save it as UTF-8 and upload it again.")
+            st.stop()
+        words = WordSet.from_text(content, space, source=f"words of {upload.name}")
+    else:
+        n_words = int(st.number_input("Number of words drawn uniformly from the vocabulary", min_value=2,
+                                      max_value=min(5_000, len(space)), value=min(30, len(space)),
+                                      key="choose_n_words", help="Drawn with the random seed of the sidebar."))
+        words = WordSet.random(space, n_words, seed)
+except ValueError as exc:  # empty text, no vocabulary word, too long
+    st.error(str(exc))
+    st.stop()
+shown = ", ".join(words.words[:40]) + (" …" if len(words) > 40 else "")
+st.caption(f"{len(words):,} distinct vocabulary words: {shown}. Standard errors: {SCOPES[words.scope]}.")
+if words.unknown:
+    st.info(f"{len(words.unknown):,} word(s) not in the vocabulary of {space.name} are left out: "
+            + ", ".join(words.unknown[:10]) + (" …" if len(words.unknown) > 10 else ""))
+
+st.subheader("3. Mechanisms, ε grid and runs")
+m1, m2, m3 = st.columns([3, 2, 2])
+names = m1.multiselect("Mechanisms to compare", list(MECHANISMS), default=DEFAULT_MECHANISMS, max_selections=4,
+                       key="choose_mechanisms", format_func=lambda n: MECHANISMS[n].label)
+grid_text = m2.text_input("ε grid", DEFAULT_GRID, key="choose_grid",
+                          help="A comma list (1,2,5,10), or start:stop (1:30) or start:stop:step (0.5:10:0.5).")
+samples = m3.select_slider("Runs per word and ε", SAMPLE_CHOICES, value=DEFAULT_SAMPLES, key="choose_samples",
+                           help="More runs = smaller standard errors, longer wait (cost grows linearly with "
+                                "words × ε values × runs). Exact mechanisms are not sampled.")
+specs = []
+with st.expander("Mechanism parameters"):
+    for name in names:
+        st.markdown(f"**{MECHANISMS[name].label}**")
+        specs.append((name, ui.parameter_controls(name, "choose", st) if MECHANISMS[name].PARAMETERS else ()))
+        if not MECHANISMS[name].PARAMETERS:
+            st.caption("no parameters")
+if not names:
+    st.info("Choose at least one mechanism to compare.")
+    st.stop()
+try:
+    grid = epsilon_grid(grid_text)
+except ValueError as exc:
+    st.error(f"ε grid: {exc}")
+    st.stop()
+
+config = {"space": key, "words": words.words, "scope": words.scope, "source": words.source,
+          "unknown": words.unknown, "word_seed": words.seed, "epsilons": tuple(float(e) for e in grid),
+          "mechanisms": tuple(specs), "samples": int(samples), "close": close, "seed": seed}
+runs = len(words) * grid.size * int(samples)
+st.button("Run", type="primary", on_click=request_run,
+          help=f"{len(words):,} words × {grid.size} ε × {samples} runs = {runs:,} runs per sampled mechanism.")
+if run_requested:
+    st.session_state["choose_config"] = config
+
+run = st.session_state.get("choose_config")
+if run is None or run["space"] != key:
+    st.info("Set your targets and words, then press **Run**.")
+    st.stop()
+if run != config:
+    st.caption("The inputs above changed since the last run: the results below are for the last run. "
+               "Press Run to update them (targets are applied at once).")
+
+results = []
+try:
+    for i, spec in enumerate(run["mechanisms"]):
+        label = f"Mechanism {i + 1} of {len(run['mechanisms'])}"
+        results.append(cached_metrics(space, key, run["words"], run["scope"], run["epsilons"], spec, run["samples"],
+                                      run["close"], run["seed"], _label=label))
+except ValueError as exc:  # e.g. too many runs, a parameter the mechanism refuses
+    st.error(str(exc))
+    st.stop()
+word_set = WordSet(run["words"], space.indices(run["words"]), run["scope"], run["source"], run["unknown"],
+                   run["word_seed"])
+choice = assemble_choice(space, word_set, results, targets, sentence_length, run["seed"])
+
+st.subheader("Answers")
+for i, (r, a) in enumerate(zip(choice.results, choice.answers)):
+    if a.feasible:
+        lo, hi = a.range
+        head = f"**{r.label}: recommended ε = {lo:g}{'' if lo == hi else f'–{hi:g}'}**"
+    else:
+        head = f"**{r.label}: no ε on this grid satisfies both targets**"
+    (st.success if a.feasible else st.info)(f"{head}\n\n{choice.summary(i)}\n\n{a.message}")
+
+st.subheader("Charts")
+privacy_metric = st.selectbox("Privacy measure on the trade-off chart", PRIVACY_METRICS, key="choose_privacy_metric",
+                              format_func=lambda m: f"{METRICS[m][0]} ({METRICS[m][2]})")
+charts = choice_figures(choice, privacy_metric)
+st.plotly_chart(charts[0][1], key="choose_chart_tradeoff")
+st.caption("Bands and error bars: ±2 standard errors. Shaded ε ranges: recommended for the mechanism of that colour. "
+           "Exact mechanisms (SanText, SanText+, TEM, CusText) have no sampling error.")
+columns = st.columns(2)
+for k, (name, fig) in enumerate(charts[1:]):
+    with columns[k % 2]:
+        st.plotly_chart(fig, key=f"choose_chart_{name}")
+
+st.subheader("All numbers")
+st.dataframe(
+    [{"mechanism": row["mechanism"], "ε": row["epsilon"], f"budget (L = {sentence_length})": row["budget"],
+      f"rank ≤ {run['close']}": row["within_k"], "± SE": row["within_k_se"], "unchanged": row["unchanged"],
+      "most-kept word": row["unchanged_max"], "median rank": row["median_rank"], "cosine": row["cosine"],
+      "S_w": row["distinct"], "exp(H)": row["effective"], "recommended": row["recommended"]}
+     for row in choice.table()],
+    column_config={c: st.column_config.NumberColumn(format="percent")
+                   for c in (f"rank ≤ {run['close']}", "± SE", "unchanged", "most-kept word")},
+    hide_index=True,
+)
+stamp = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
+d1, d2, d3 = st.columns(3)
+d1.download_button("All numbers (CSV)", choice.to_csv(), file_name="choose-epsilon.csv", mime="text/csv",
+                   on_click="ignore")
+d2.download_button("Per-word numbers (CSV)", choice.per_word_csv(), file_name="choose-epsilon-words.csv",
+                   mime="text/csv", on_click="ignore")
+d3.download_button("Report (HTML, works offline)", lambda: choice_report(choice, privacy_metric, created=stamp),
+                   file_name="choose-epsilon-report.html", mime="text/html", on_click="ignore")

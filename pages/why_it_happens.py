@@ -1,0 +1,288 @@
+"""Page "Why it happens": from Laplace noise in one dimension to word embeddings, the paper's
+explanation (Asghar et al., PoPETs 2026, §1-§7; spec dx-text §3, §4, §6) with the loaded
+embedding's own numbers."""
+import json
+
+import numpy as np
+import streamlit as st
+
+import ui
+from privlib import figures
+from privlib.analogies import (CLOSE_1D, TRUE_VALUE_1D, PointMap, keep_rates, laplace_1d_proportions, planar_noise,
+                               simulate_laplace_1d)
+from privlib.experiments import epsilon_sweep
+from privlib.mechanisms import make_mechanism
+from privlib.neighbour_distances import (FAR_RANK, mechanism_frequencies, neighbour_distances, published_table2,
+                                         win_probabilities)
+from privlib.postprocessing import DEFAULT_C
+from privlib.ranks import neighbour_ranks
+
+EPSILONS_1D = tuple(float(e) for e in np.geomspace(0.001, 10, 21))
+SAMPLES_1D = [500, 2_000, 10_000, 50_000]
+MAP_EPSILONS = (0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05)  # per km
+MAP_SAMPLES = 2_000
+TABLE2_WORDS = [1_000, 2_000, 5_000]
+PROFILE_RANKS = FAR_RANK
+FIG6_EPSILONS = (0.5, 1, 2, 3, 5, 7, 10, 15, 20, 30, 50)
+FIG6_MECHANISM_WORDS = 200
+FIX_EPSILONS = (1, 2, 5, 10, 15, 20, 30)
+FIX_WORDS = 100
+QUANTITY_LABELS = {"z_w_x1": "z(w, x₁) = ‖w − x₁‖/2", "z_x1_x2": "z(x₁, x₂)  (Eq. 19)",
+                   f"z_x1_x{FAR_RANK}": f"z(x₁, x{FAR_RANK})  (Eq. 19)"}
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def cached_1d(kind, samples, seed):
+    return (laplace_1d_proportions(EPSILONS_1D, kind=kind),
+            simulate_laplace_1d(EPSILONS_1D, samples, kind=kind, rng=seed))
+
+
+@st.cache_data(show_spinner=False)
+def us_map():
+    return PointMap.us_states()
+
+
+@st.cache_data(show_spinner="Running the map mechanism …", max_entries=8)
+def cached_keep_rates(samples, seed):
+    return keep_rates(us_map(), MAP_EPSILONS, samples, rng=seed)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def cached_planar_noise(epsilon, seed):
+    return planar_noise(epsilon, 5_000, rng=seed)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def cached_word(_space, space_key, word):
+    profile = neighbour_ranks(_space, word).distances[: PROFILE_RANKS + 1].copy()
+    return profile, neighbour_distances(_space, [word])
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def cached_table2(_space, space_key, words, seed):
+    return ui.with_progress_bar("Ranking neighbours …",
+                             lambda progress: neighbour_distances(_space, words, rng=seed, progress=progress))
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def cached_win_probabilities(_table, space_key, words, seed):
+    return ui.with_progress_bar("Exact probabilities …",
+                             lambda progress: win_probabilities(_table, FIG6_EPSILONS, progress=progress))
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def cached_word_win_probabilities(_table, space_key, word):
+    return win_probabilities(_table, FIG6_EPSILONS)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def cached_frequencies(_space, _table, space_key, words, seed):
+    return ui.with_progress_bar("Running the mechanism …", lambda progress: mechanism_frequencies(
+        _space, _table, FIG6_EPSILONS, FIG6_MECHANISM_WORDS, 1, rng=seed, progress=progress))
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def cached_fix_sweeps(_space, space_key, seed):
+    def both(progress):
+        out = []
+        for i, name in enumerate(("multivariate-laplace", "postprocessing-fix")):
+            out.append(epsilon_sweep(_space, FIX_EPSILONS, FIX_WORDS, make_mechanism(name), rng=seed,
+                                     progress=lambda f, m, i=i: progress((i + f) / 2, m)))
+        return out
+
+    return ui.with_progress_bar("Comparing the mechanisms …", both)
+
+
+ui.require_app()
+space = st.session_state["space"]
+key = ui.embedding_key(space)
+seed = int(st.session_state["seed"])
+
+st.title("Why it happens")
+st.markdown(
+    "On word embeddings the multivariate Laplace mechanism returns either the word itself or a "
+    "far-off word, and almost never one of its close neighbours (see *Neighbour ranks*). This page "
+    "follows the paper's explanation step by step, from noise on a number line to the words of "
+    f"**{space.name}**."
+)
+
+# ------------------------------------------------------------------------------------ step 1
+st.header("1. On a number line, Laplace noise behaves as expected")
+st.markdown(
+    f"Add Laplace noise of scale 1/ε to the number {TRUE_VALUE_1D:,} and round to a whole number. Call an "
+    f"output *close* when it is within ±{CLOSE_1D} of the true value — the analogue of a word's "
+    f"{CLOSE_1D} nearest neighbours. Here every number's nearest neighbour is 1 away, and so is the next "
+    "one: as ε grows the outputs move smoothly from distant to close to the number itself."
+)
+c1, c2 = st.columns([2, 1])
+kind = c1.radio("Integer noise", ["rounded", "geometric"], horizontal=True, key="why_1d_kind",
+                format_func={"rounded": "Laplace, rounded to the nearest integer",
+                             "geometric": "discrete Laplace (two-sided geometric)"}.get,
+                help="Both are ε-differentially private for counts (sensitivity 1).")
+samples_1d = c2.select_slider("Simulated draws per ε", SAMPLES_1D, value=2_000, key="why_1d_samples")
+exact_1d, simulated_1d = cached_1d(kind, samples_1d, seed)
+st.plotly_chart(figures.proportions_vs_epsilon(
+    [("exact (closed form)", exact_1d), (f"simulated ({samples_1d:,} draws per ε)", simulated_1d)],
+    title=f"One dimension: outputs for the true value {TRUE_VALUE_1D:,}"), key="why_1d_chart")
+
+# ------------------------------------------------------------------------------------ step 2
+st.header("2. On a map, islands keep themselves")
+st.markdown(
+    "Now two dimensions: report a US state's centre with planar Laplace noise, as location privacy "
+    "does, and output the nearest state. The same ε that sends Kansas to one of its neighbours about "
+    "300 km away leaves Hawaii, almost 4,000 km from any other state, where it is: what an output "
+    "looks like depends on how far the nearest neighbour is."
+)
+point_map = us_map()
+c1, c2 = st.columns([2, 1])
+with c1:
+    map_epsilon = st.select_slider("ε per km", MAP_EPSILONS, value=0.002, key="why_map_epsilon",
+                                   format_func=lambda v: f"{v:g}", help=ui.EPSILON_HELP)
+    st.caption("← more privacy (more noise) · · · less privacy (less noise) →")
+places = c2.multiselect("Places on the curve", list(point_map.names), default=["Hawaii", "Kansas"],
+                        key="why_places", max_selections=6)
+rates = cached_keep_rates(MAP_SAMPLES, seed)
+column = MAP_EPSILONS.index(map_epsilon)
+left, right = st.columns(2)
+left.plotly_chart(figures.location_map(point_map, rates.rates[:, column], map_epsilon, highlight=places),
+                  key="why_map")
+right.plotly_chart(figures.keep_rate_vs_epsilon(rates, places or ["Hawaii", "Kansas"],
+                                                title=f"Proportion of {MAP_SAMPLES:,} runs that keep the place"),
+                   key="why_keep_rates")
+with st.expander("The noise in two dimensions (the paper's Fig. 4)"):
+    noise = cached_planar_noise(map_epsilon, seed)
+    law = noise.radius_law
+    r_grid = np.linspace(0, law.ppf(0.999), 300)
+    a_grid = np.linspace(-np.pi, np.pi, 3)
+    n1, n2, n3 = st.columns(3)
+    n1.plotly_chart(figures.density_with_samples(
+        r_grid, law.pdf(r_grid), noise.radius, x_title="radius ‖η‖ (km)",
+        title="Radius: Gamma(2, 1/ε)", exact_name="Gamma(2, scale 1/ε) density"), key="why_noise_radius")
+    n2.plotly_chart(figures.density_with_samples(
+        a_grid, np.full(3, 1 / (2 * np.pi)), noise.angle, x_title="angle (radians)",
+        title="Angle: uniform", exact_name="uniform density 1/(2π)"), key="why_noise_angle")
+    n3.plotly_chart(figures.noise_scatter(noise.noise, map_epsilon, units=" km", title="Noise vectors η"),
+                    key="why_noise_scatter")
+    st.caption(f"5,000 draws at ε = {map_epsilon:g} per km: the radius has mean 2/ε = {2 / map_epsilon:,.0f} km "
+               "and every direction is equally likely.")
+
+# ------------------------------------------------------------------------------------ step 3
+st.header("3. In a word embedding, every word is an island")
+st.markdown(
+    f"In {space.dim} dimensions a word's nearest neighbour is far away, while its neighbours are at "
+    "almost the same distance from it: the gaps between consecutive neighbours are tiny compared with "
+    "the distance to the first one. Every word is a Hawaii, surrounded at a distance by a crowd."
+)
+word = st.text_input("Word", value="king", key="why_word",
+                     help="Any word of the vocabulary; its neighbours are ranked by Euclidean distance.").strip()
+word_ok = False
+if not word:
+    st.info("Type a word to see its neighbours.")
+else:
+    try:
+        space.index(word)
+        word_ok = True
+    except ValueError as exc:
+        st.error(f"{exc} The neighbour chart needs a word of the loaded vocabulary.")
+word_table = None
+if word_ok:
+    try:
+        profile, word_table = cached_word(space, key, word)
+    except ValueError as exc:  # e.g. a vocabulary smaller than the word and its 101 neighbours
+        st.error(str(exc))
+        word_ok = False
+if word_ok:
+    z = {k: float(v[0]) for k, v in word_table.values().items()}
+    m1, m2, m3 = st.columns(3)
+    m1.metric(f"z(w, x₁): half the distance to “{word_table.neighbour_words[0][0]}”", f"{z['z_w_x1']:.3f}")
+    m2.metric(f"z(x₁, x₂): “{word_table.neighbour_words[0][0]}” against “{word_table.neighbour_words[0][1]}”",
+              f"{z['z_x1_x2']:.3f}" if np.isfinite(z["z_x1_x2"]) else "undefined")
+    m3.metric(f"z(x₁, x{FAR_RANK}): against “{word_table.neighbour_words[0][2]}”",
+              f"{z[f'z_x1_x{FAR_RANK}']:.3f}" if np.isfinite(z[f"z_x1_x{FAR_RANK}"]) else "undefined")
+    st.plotly_chart(figures.neighbour_distance_profile(
+        profile, word, PROFILE_RANKS, title=f"The {PROFILE_RANKS} nearest neighbours of “{word}”"),
+        key="why_profile")
+
+st.subheader("Across the vocabulary (the paper's Table 2)")
+n_table = st.radio("Words drawn at random from the whole vocabulary", TABLE2_WORDS, index=0, horizontal=True,
+                   key="why_table_words", format_func=lambda n: f"{n:,}" + (" (as the paper)" if n == 5_000 else ""),
+                   help="The paper uses 5,000 words; more words = smaller standard errors and a longer wait.")
+try:
+    table = cached_table2(space, key, n_table, seed)
+except ValueError as exc:  # e.g. a vocabulary smaller than a word and its 101 neighbours
+    st.error(str(exc))
+    st.stop()
+published = published_table2(space)
+means, se, sd = table.means(), table.standard_errors(), table.standard_deviations()
+rows = []
+for i, name in enumerate(table.names):
+    row = {"quantity": QUANTITY_LABELS.get(name, name), "mean (ours)": means[name], "± standard error": se[name],
+           "standard deviation over words": sd[name]}
+    if published is not None:
+        row["paper (Table 2)"] = published["paper"][i]
+        row["artifact's run"] = published["artifact"][i]
+    rows.append(row)
+st.dataframe(rows, hide_index=True, column_config={
+    k: st.column_config.NumberColumn(format="%.4f") for k in rows[0] if k != "quantity"})
+if published is not None:
+    st.caption(f"Paper: 5,000 random words of GloVe 6B {published['dim']}d (all 400,000 words); its public "
+               "artifact's own run printed the second column. Different random words give slightly different "
+               "means: compare the difference with the standard error.")
+else:
+    st.caption("The paper published Table 2 for GloVe 6B (all 400,000 words) in 50–300 dimensions; load the "
+               "full built-in GloVe 6B 50d to see its values beside these.")
+undefined = {k: v for k, v in table.undefined().items() if v}
+if undefined:
+    st.caption(f"Left out of the means: {undefined} word(s) whose two neighbours have identical vectors "
+               "(Eq. 19 is 0/0 there).")
+st.plotly_chart(figures.neighbour_gap_distributions(
+    table.values(), means, dict(zip(table.names, published["paper"])) if published else None,
+    title=f"Per-word distributions over {len(table):,} random words"), key="why_table2_chart")
+st.download_button("Per-word values (JSON)", json.dumps(table.to_dict(per_word=True)),
+                   file_name=f"table2-{len(table)}-words-seed{seed}.json", mime="application/json")
+
+# ------------------------------------------------------------------------------------ step 4
+st.header("4. The noisy dot product decides, and it cannot see small gaps")
+st.markdown(
+    "The word w beats its nearest neighbour x₁ when the noisy dot product Z (see *Noisy dot product*) "
+    "stays below z(w, x₁) (Eq. 18); x₁ beats x₂ when Z stays below z(x₁, x₂) (Eq. 19). Both probabilities "
+    "start at ½ when the noise is large. Because z(w, x₁) is large, the first climbs to 1 at moderate ε — "
+    "the word wins; because z(x₁, x₂) is small, the second stays near ½ — the order among neighbours is "
+    "a coin toss, so no neighbour is favoured."
+)
+probabilities = cached_win_probabilities(table, key, n_table, seed)
+frequencies = cached_frequencies(space, table, key, n_table, seed)
+word_curves = None
+if word_table is not None:
+    word_curves = (word, cached_word_win_probabilities(word_table, key, word))
+st.plotly_chart(figures.win_probabilities_vs_epsilon(
+    probabilities, frequencies, word_curves,
+    title=f"Exact probabilities (n = {space.dim}) for {len(table):,} random words, and what the mechanism did"),
+    key="why_fig6")
+mean = probabilities.mean()
+reach = np.flatnonzero(mean["w_beats_x1"] >= 0.9)
+if reach.size:
+    j = int(reach[0])
+    st.markdown(
+        f"At ε = {probabilities.epsilons[j]:g}, w beats x₁ with probability {mean['w_beats_x1'][j]:.2f} on "
+        f"average, while x₁ beats x₂ with probability {mean['x1_beats_x2'][j]:.2f} (a coin toss would be 0.50)."
+    )
+st.caption(
+    f"Curves: exact, from the closed-form law of Z (no Monte Carlo); the band holds 80 % of the words. Diamonds: "
+    f"{FIG6_MECHANISM_WORDS} of the same words, one run each per ε, ±2 standard errors. Eq. 18 is an upper bound on "
+    "the proportion of original outputs: the word must beat every other word, not only x₁, and with large noise "
+    "one of them usually does."
+)
+
+# ------------------------------------------------------------------------------------ step 5
+st.header("5. What the fix changes")
+st.markdown(
+    "The paper's fix (§7) keeps the mechanism's output only as a pivot and then picks a word near the pivot, "
+    f"with probability decreasing with its rank among the pivot's neighbours (c = {DEFAULT_C:g}). It reads only "
+    "the pivot, so the privacy guarantee is unchanged, but close neighbours of the input now come out."
+)
+plain, fixed = cached_fix_sweeps(space, key, seed)
+st.plotly_chart(figures.proportions_vs_epsilon(
+    [("without the fix", plain), (f"with the fix (c = {DEFAULT_C:g})", fixed)],
+    title=f"Outputs of {FIX_WORDS} random words, without and with the fix"), key="why_fix")
+st.page_link("pages/neighbour_ranks.py", label="Try both mechanisms on any word in Neighbour ranks", icon="➡️")

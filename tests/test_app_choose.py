@@ -1,0 +1,96 @@
+"""The "Choose epsilon" page in-process (AppTest), on the 20,000 most frequent GloVe words."""
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+
+
+def _page() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=300)
+    at.run()
+    at.number_input(key="vocab_size").set_value(20_000).run()
+    at.switch_page("pages/choose_epsilon.py").run()
+    return at
+
+
+def _ok(at):
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+@pytest.fixture(scope="module")
+def ran():
+    at = _page()
+    _ok(at)
+    at.select_slider(key="choose_samples").set_value(10)
+    at.button[0].click().run()
+    _ok(at)
+    return at
+
+
+def test_page_order_targets_first_and_waits_for_run():
+    at = _page()
+    _ok(at)
+    assert at.title[0].value == "Choose epsilon"
+    headers = [h.value for h in at.subheader]
+    assert headers == ["1. Your targets", "2. Your words", "3. Mechanisms, ε grid and runs"]
+    assert at.slider(key="choose_utility").value == 0.6 and at.slider(key="choose_max_keep").value == 0.5
+    assert at.multiselect(key="choose_mechanisms").value == ["multivariate-laplace", "postprocessing-fix"]
+    assert any("press **Run**" in i.value for i in at.info)
+    assert "maria" in at.caption[0].value  # the paper's example text, its vocabulary words
+    assert not at.get("plotly_chart")
+
+
+def test_run_shows_answers_charts_table_and_exports(ran):
+    boxes = [*ran.success, *ran.info]
+    labels = ("Multivariate Laplace", "Post-processing fix")
+    assert len(boxes) == 2 and all(any(lb in b.value for b in boxes) for lb in labels)
+    assert all("a 20-word sentence spends" in b.value for b in boxes)
+    assert len(ran.get("plotly_chart")) == 9  # trade-off + 8 metrics against epsilon
+    table = ran.dataframe[0].value
+    assert len(table) == 2 * 8 and "recommended" in table.columns
+    downloads = ran.get("download_button")
+    assert len(downloads) == 3
+
+
+def test_targets_apply_without_a_new_run(ran):
+    ran.slider(key="choose_utility").set_value(1.0).run()
+    ran.slider(key="choose_max_keep").set_value(0.0).run()
+    _ok(ran)
+    texts = [b.value for b in [*ran.success, *ran.info]]
+    assert sum("no ε on this grid satisfies both targets" in t for t in texts) == 2
+    assert not any("inputs above changed" in c.value for c in ran.caption)
+    ran.number_input(key="choose_sentence_length").set_value(5).run()
+    assert all("a 5-word sentence spends" in b.value for b in [*ran.success, *ran.info])
+
+
+def test_bad_inputs_are_explained_not_tracebacks():
+    at = _page()
+    at.text_area(key="choose_text").set_value("   ").run()
+    assert not at.exception and any("empty" in e.value for e in at.error)
+    at.text_area(key="choose_text").set_value("qwzxqwzx zzqqxxw!").run()
+    assert not at.exception and any("None of the 2 distinct words" in e.value for e in at.error)
+    at.text_area(key="choose_text").set_value("river bank").run()
+    at.text_input(key="choose_grid").set_value("ten,20").run()
+    assert not at.exception and any(e.value.startswith("ε grid:") for e in at.error)
+    at.text_input(key="choose_grid").set_value("1,10").run()
+    at.multiselect(key="choose_mechanisms").set_value([]).run()
+    assert not at.exception and any("at least one mechanism" in i.value for i in at.info)
+
+
+def test_random_sample_of_the_vocabulary_with_an_exact_mechanism():
+    at = _page()
+    at.radio(key="choose_source").set_value("Random vocabulary words").run()
+    at.number_input(key="choose_n_words").set_value(5).run()
+    at.multiselect(key="choose_mechanisms").set_value(["santext"]).run()
+    at.text_input(key="choose_grid").set_value("1,5,20").run()
+    _ok(at)
+    assert "between-word SD" in at.caption[0].value
+    at.button[0].click().run()
+    _ok(at)
+    assert len([*at.success, *at.info]) >= 1 and len(at.get("plotly_chart")) == 9
+    at.text_input(key="choose_grid").set_value("1,5").run()  # inputs changed: old results stay, flagged
+    _ok(at)
+    assert any("inputs above changed" in c.value for c in at.caption)
