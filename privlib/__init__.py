@@ -10,6 +10,7 @@ import privlib.postprocessing  # noqa: F401  (registers its mechanism)
 import privlib.mahalanobis  # noqa: F401  (registers its mechanisms)
 from privlib.ranks import NeighbourRanks, neighbour_ranks
 from privlib.experiments import EpsilonSweep, RankExperiment, epsilon_sweep, rank_experiment
+from privlib.text import SanitisePolicy, SanitisedText, sanitize, tokenize
 from privlib.validation import as_generator, check_epsilon
 
 __all__ = [
@@ -20,10 +21,14 @@ __all__ = [
     "MultivariateLaplace",
     "NeighbourRanks",
     "RankExperiment",
+    "SanitisePolicy",
+    "SanitisedText",
     "as_generator",
     "check_epsilon",
     "epsilon_sweep",
     "laplace_noise",
     "neighbour_ranks",
     "rank_experiment",
+    "sanitize",
+    "tokenize",
 ]
