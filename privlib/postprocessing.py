@@ -42,9 +42,17 @@ DEFAULT_C = 0.005
 #: epsilon at which `DEFAULT_C` was calibrated (see above).
 CALIBRATION_EPSILON = 10.0
 
-#: Pivots whose neighbour order is computed together (a (32 x N) float32 score block: 51 MB on
-#: the full GloVe vocabulary).
-PIVOT_BLOCK = 32
+#: Pivots whose neighbour order is computed together (their scores are computed `_SCORE_CHUNK`
+#: words at a time: a 16 MB float32 block).
+PIVOT_BLOCK = 128
+
+#: `_prefixes_fast` guesses each pivot's score threshold from an evenly spaced sample of about
+#: this many words, at `_THRESHOLD_SLACK` times the wanted fraction of words (plus 16), then keeps
+#: the words below the guess in one pass over `_SCORE_CHUNK` words at a time (a cache-sized
+#: score block) instead of partitioning a full score row per pivot.
+_THRESHOLD_SAMPLE = 8192
+_THRESHOLD_SLACK = 2.0
+_SCORE_CHUNK = 32_768
 
 #: Vocabularies up to this size get each pivot's order from the float64 distances of all words
 #: directly (cheap there); larger ones use a float32 pre-selection (`_prefixes_fast`).
@@ -172,10 +180,15 @@ def _prefixes_fast(space, rows, lengths) -> list:
     """The prefixes of `_prefix_direct` for a block of rows, each list entry an array, or None
     where this route cannot certify the order (then the caller uses `_prefix_direct`).
 
-    1. Candidates: float32 scores s(x) = ||x||^2 - 2<p, x> of every word for all rows at once (the
-       `ExactSearch` augmented matrix); each is within tau of its exact value (ExactSearch's
-       bound). With t = the (k+1)-th smallest float32 score (k = length), every word whose exact
-       rank is <= k has a float32 score <= t + 2 tau: those are the candidates.
+    1. Candidates: float32 scores s(x) = ||x||^2 - 2<p, x> of every word (the `ExactSearch`
+       augmented matrix); each is within tau of its exact value (ExactSearch's bound). With t =
+       the (k+1)-th smallest float32 score (k = length), every word whose exact rank is <= k has
+       a float32 score <= t + 2 tau: those are the candidates. t is found without partitioning
+       all N scores: a guess g >= t is read off the scores of an evenly spaced sample of words
+       (`_THRESHOLD_SAMPLE`), then one pass over the words in cache-sized chunks keeps only the
+       scores <= g + 2 tau; t is the (k+1)-th smallest of those when at least k + 1 of them are
+       <= g (so the k + 1 smallest scores of all are among them), and otherwise the row's whole
+       score row is used (`_candidates_from_row`). Same t, same candidates either way.
     2. The candidates' float64 squared distances, by the formula of `squared_distances`
        (||p||^2 + ||x||^2 - 2<p, x>, clipped at 0; only the summation order of <p, x> differs),
        sorted by (distance, row) with the row itself first.
@@ -186,34 +199,64 @@ def _prefixes_fast(space, rows, lengths) -> list:
        near tie inside the prefix, e.g. duplicate vectors) the row gets None.
     """
     search = space.exact_search
-    vectors = space.vectors
-    dim = space.dim
-    p64 = vectors[rows].astype(np.float64)
+    augmented = search._augmented
+    n, dim = len(space), space.dim
+    rows = np.asarray(rows, dtype=np.int64)
+    lengths = np.asarray(lengths, dtype=np.int64)
+    p64 = space.vectors[rows].astype(np.float64)
     queries = np.empty((rows.size, dim + 1), dtype=np.float32)
     queries[:, :dim] = -2.0 * p64  # exact: -2 times a float32 value
     queries[:, dim] = 1.0
-    scores = queries @ search._augmented.T  # (rows, N) float32
     norms = np.sqrt(space.sq_norms[rows])
     tau = search._tau_factor * (2.0 * norms * search._max_norm + search._max_norm**2)
     margin = 8 * (dim + 2) * _UNIT_ROUNDOFF64 * (norms + search._max_norm) ** 2
+
+    # 1a. a guess g_i >= t_i from a sample of the scores (inf: no useful guess, use the whole row)
+    sample = queries @ augmented[:: max(1, n // _THRESHOLD_SAMPLE)].T
+    m = sample.shape[1]
+    position = np.ceil((lengths + 1) * (m / n) * _THRESHOLD_SLACK).astype(np.int64) + 16
+    guess = np.full(rows.size, np.inf, dtype=np.float32)
+    for i in np.flatnonzero(position < m):
+        guess[i] = np.partition(sample[i], position[i])[position[i]]
+    # 1b. one pass over the words keeps the scores <= g + 2 tau (rounded up)
+    filtered = np.flatnonzero(np.isfinite(guess))
+    keep = _round_up(guess[filtered] + 2.0 * tau[filtered])
+    kept_rows, kept_cols, kept_scores = [], [], []
+    for start in range(0, n, _SCORE_CHUNK):
+        scores = queries[filtered] @ augmented[start:start + _SCORE_CHUNK].T
+        flat = np.flatnonzero(scores <= keep[:, None])  # 10x faster than a 2-D np.nonzero
+        r, c = np.divmod(flat, scores.shape[1])
+        kept_rows.append(r)
+        kept_cols.append(c + start)
+        kept_scores.append(scores[r, c])
+    r, c, sc = (np.concatenate(a) if a else np.empty(0) for a in (kept_rows, kept_cols, kept_scores))
+    by_row = np.argsort(r, kind="stable")  # rows ascend within a chunk, not across chunks
+    r, c, sc = r[by_row], c[by_row], sc[by_row]
+    bounds = np.searchsorted(r, np.arange(filtered.size + 1))
+    found = {int(i): (c[bounds[j]:bounds[j + 1]], sc[bounds[j]:bounds[j + 1]]) for j, i in enumerate(filtered)}
+
     out = []
     for i, (row, k) in enumerate(zip(rows, lengths)):
-        s = scores[i]
-        t = float(np.partition(s, k)[k])
-        limit = np.nextafter(np.float32(t + 2.0 * tau[i]), np.float32(np.inf))  # round up, not down
-        cand = np.flatnonzero(s <= limit)
-        d = vectors[cand].astype(np.float64) @ p64[i]
+        cols, scores = found.get(i, (None, None))
+        if cols is None or np.count_nonzero(scores <= guess[i]) < k + 1:  # no guess, or it fell short
+            cols, scores = np.arange(n), queries[i] @ augmented.T
+        t = float(np.partition(scores, k)[k])
+        cand = cols[scores <= _round_up(t + 2.0 * tau[i])]
+        d = space.vectors[cand].astype(np.float64) @ p64[i]
         d *= -2.0
         d += space.sq_norms[cand]
         d += space.sq_norms[row]
         np.maximum(d, 0.0, out=d)
         d[cand == row] = -1.0
         order = np.lexsort((cand, d))[: k + 1]
-        if np.all(np.diff(d[order]) > margin[i]):
-            out.append(cand[order[:k]])
-        else:
-            out.append(None)
+        out.append(cand[order[:k]] if np.all(np.diff(d[order]) > margin[i]) else None)
     return out
+
+
+def _round_up(values):
+    """float32 values rounded up past any rounding of the sum that made them (a limit that must
+    not exclude a score equal to it)."""
+    return np.nextafter(np.asarray(values, dtype=np.float32), np.float32(np.inf))
 
 
 def words_at_ranks(space, pivots, ranks) -> np.ndarray:

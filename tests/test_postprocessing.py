@@ -175,6 +175,20 @@ def test_fast_prefixes_on_glove(glove_small):
         np.testing.assert_array_equal(got, neighbour_ranks(glove_small, int(row)).order[:length])
 
 
+@pytest.mark.parametrize("chunk, sample, slack", [(1000, 2048, 2.0), (777, 512, 0.3), (5000, 100, 1.0)])
+def test_fast_prefixes_threshold_guess_and_chunks(glove_small, monkeypatch, chunk, sample, slack):
+    # many score chunks, and guesses that often fall short (slack < 1: the whole-row fallback)
+    monkeypatch.setattr(pp, "_SCORE_CHUNK", chunk)
+    monkeypatch.setattr(pp, "_THRESHOLD_SAMPLE", sample)
+    monkeypatch.setattr(pp, "_THRESHOLD_SLACK", slack)
+    rng = np.random.default_rng(6)
+    rows = rng.integers(0, len(glove_small), 40)
+    lengths = np.concatenate([rng.integers(1, 50, 20), rng.integers(50, 4000, 20)])
+    results = pp._prefixes_fast(glove_small, rows, lengths)
+    for row, length, got in zip(rows, lengths, results):
+        np.testing.assert_array_equal(got, neighbour_ranks(glove_small, int(row)).order[:length])
+
+
 def test_words_at_ranks(gaussian_space):
     rng = np.random.default_rng(4)
     pivots = rng.integers(0, 50, 500)  # repeated pivots
