@@ -32,7 +32,7 @@ from privlib.text import PAPER_EXAMPLE, vocabulary_words  # noqa: E402
 
 def former_prefixes_fast(space, rows, lengths):
     """The threshold by a partition of each pivot's whole float32 score row (then the same
-    candidates, float64 re-score and certificate as `_prefixes_fast`)."""
+    candidates, float64 re-score and certificate as `_prefixes_fast`: `_certified_prefix`)."""
     search = space.exact_search
     p64 = space.vectors[rows].astype(np.float64)
     queries = np.empty((rows.size, space.dim + 1), dtype=np.float32)
@@ -46,14 +46,7 @@ def former_prefixes_fast(space, rows, lengths):
     for i, (row, k) in enumerate(zip(rows, lengths)):
         t = float(np.partition(scores[i], k)[k])
         cand = np.flatnonzero(scores[i] <= np.nextafter(np.float32(t + 2.0 * tau[i]), np.float32(np.inf)))
-        d = space.vectors[cand].astype(np.float64) @ p64[i]
-        d *= -2.0
-        d += space.sq_norms[cand]
-        d += space.sq_norms[row]
-        np.maximum(d, 0.0, out=d)
-        d[cand == row] = -1.0
-        order = np.lexsort((cand, d))[: k + 1]
-        out.append(cand[order[:k]] if np.all(np.diff(d[order]) > margin[i]) else None)
+        out.append(pp._certified_prefix(space, int(row), int(k), cand, p64[i], margin[i]))
     return out
 
 

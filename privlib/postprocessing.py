@@ -241,16 +241,23 @@ def _prefixes_fast(space, rows, lengths) -> list:
         if cols is None or np.count_nonzero(scores <= guess[i]) < k + 1:  # no guess, or it fell short
             cols, scores = np.arange(n), queries[i] @ augmented.T
         t = float(np.partition(scores, k)[k])
-        cand = cols[scores <= _round_up(t + 2.0 * tau[i])]
-        d = space.vectors[cand].astype(np.float64) @ p64[i]
-        d *= -2.0
-        d += space.sq_norms[cand]
-        d += space.sq_norms[row]
-        np.maximum(d, 0.0, out=d)
-        d[cand == row] = -1.0
-        order = np.lexsort((cand, d))[: k + 1]
-        out.append(cand[order[:k]] if np.all(np.diff(d[order]) > margin[i]) else None)
+        out.append(_certified_prefix(space, int(row), int(k), cols[scores <= _round_up(t + 2.0 * tau[i])],
+                                     p64[i], margin[i]))
     return out
+
+
+def _certified_prefix(space, row: int, k: int, cand, p64, margin: float):
+    """Steps 2 and 3 of `_prefixes_fast`: the k nearest of the candidates ``cand`` to ``row``
+    (vector ``p64``) by float64 squared distance, (distance, row) order, the row itself first; or
+    None when two of the first k + 1 distances are within ``margin`` (the order is not certain)."""
+    d = space.vectors[cand].astype(np.float64) @ p64
+    d *= -2.0
+    d += space.sq_norms[cand]
+    d += space.sq_norms[row]
+    np.maximum(d, 0.0, out=d)
+    d[cand == row] = -1.0
+    order = np.lexsort((cand, d))[: k + 1]
+    return cand[order[:k]] if np.all(np.diff(d[order]) > margin) else None
 
 
 def _round_up(values):
