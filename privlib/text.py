@@ -267,10 +267,25 @@ def vocabulary_words(text: str, space, policy: SanitisePolicy | None = None) -> 
     stops = stop_words() if policy.keep_stop_words else frozenset()
     seen = {}
     for tok in tokenize(_check_text(text)):
-        if tok.kind == WORD or (tok.kind == NUMBER and policy.sanitise_numbers):
-            if tok.text.lower() not in stops and (word := _vocabulary_form(tok.text, space, policy.case)):
-                seen.setdefault(word, None)
+        step = _token_plan(tok, space, policy, stops)
+        if step is not None and step[0] == SANITISED:
+            seen.setdefault(step[2], None)
     return list(seen)
+
+
+def _token_plan(tok: Token, space, policy: SanitisePolicy, stops) -> tuple | None:
+    """What `sanitize` does with one token under ``policy``: None for whitespace, else
+    (action, reason, vocabulary entry or None); ``stops`` = the stop words left untouched."""
+    if tok.kind == SPACE:
+        return None
+    if tok.kind == PUNCTUATION or (tok.kind == NUMBER and not policy.sanitise_numbers):
+        return KEPT, tok.kind, None
+    looked_up = _vocabulary_form(tok.text, space, policy.case)
+    if tok.text.lower() in stops:
+        return KEPT, "stop word", looked_up
+    if looked_up is None:
+        return {"keep": KEPT, "redact": REDACTED_ACTION, "random": RANDOM}[policy.oov], "not in vocabulary", None
+    return SANITISED, "", looked_up
 
 
 def sanitize(text: str, mechanism=None, epsilon: float = 10.0, space=None, rng=None,
@@ -328,22 +343,9 @@ def _sanitise_batch(texts, mechanism, epsilon, space, rng, policy) -> list:
     inputs = []  # (document, token position, row) of every word to sanitise, in text order
     for d, text in enumerate(texts):
         tokens = tokenize(text)
-        plan = []
-        for i, tok in enumerate(tokens):
-            if tok.kind == SPACE:
-                plan.append(None)
-            elif tok.kind == PUNCTUATION or (tok.kind == NUMBER and not policy.sanitise_numbers):
-                plan.append((KEPT, tok.kind, None))
-            elif tok.text.lower() in stops:
-                plan.append((KEPT, "stop word", _vocabulary_form(tok.text, space, policy.case)))
-            else:
-                looked_up = _vocabulary_form(tok.text, space, policy.case)
-                if looked_up is None:
-                    action = {"keep": KEPT, "redact": REDACTED_ACTION, "random": RANDOM}[policy.oov]
-                    plan.append((action, "not in vocabulary", None))
-                else:
-                    plan.append((SANITISED, "", looked_up))
-                    inputs.append((d, i, space.index(looked_up)))
+        plan = [_token_plan(tok, space, policy, stops) for tok in tokens]
+        inputs.extend((d, i, space.index(step[2])) for i, step in enumerate(plan)
+                      if step is not None and step[0] == SANITISED)
         plans.append((tokens, plan))
     rows = np.array([row for _, _, row in inputs], dtype=np.int64)
     outputs = mechanism.sample_many(space, rows, epsilon, rng) if rows.size else rows

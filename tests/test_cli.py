@@ -92,6 +92,11 @@ def test_text_output_is_readable():
     (["sweep", "--epsilons", "0,1"], "greater than 0"),
     (["ranks", "--word", "king", "--epsilon", "1", "--param", "nearest=fast"], "nearest"),
     (["ranks", "--word", "king", "--epsilon", "1", "--param", "speed=3"], "no parameter"),
+    (["table2", "--words", "0"], "at least 1"),
+    (["table2", "--words", "10", "--vocab-size", "50"], "at least 102"),
+    (["table2", "--words", "10", "--far", "1", "--vocab-size", "1000"], "at least 2"),
+    (["table2", "--seed", "-1"], "seed"),
+    (["table2", "--words", "ten"], "invalid int"),
 ])
 def test_bad_input_exits_2_with_one_line(args, message):
     r = run(*args)

@@ -50,19 +50,3 @@ def test_text_output_and_far_option(tmp_path):
     r = run("table2", "--words", "10", "--far", "5", "--embeddings", str(path))
     assert r.returncode == 0, r.stderr
     assert "z_x1_x5" in r.stdout and "10 random words" in r.stdout and "paper" not in r.stdout
-
-
-@pytest.mark.parametrize("args, message", [
-    (["table2", "--words", "0"], "at least 1"),
-    (["table2", "--words", "10", "--vocab-size", "50"], "at least 102"),
-    (["table2", "--words", "10", "--far", "1", "--vocab-size", "1000"], "at least 2"),
-    (["table2", "--seed", "-1"], "seed"),
-    (["table2", "--words", "ten"], "invalid int"),
-])
-def test_bad_input_exits_2_with_one_line(args, message):
-    r = run(*args)
-    assert r.returncode == 2
-    lines = [line for line in r.stderr.strip().splitlines() if line.strip()]
-    assert len(lines) == 1, r.stderr
-    assert message in lines[0]
-    assert r.stdout == ""
