@@ -11,7 +11,7 @@ import tempfile
 import numpy as np
 import streamlit as st
 
-from privlib.embeddings import EmbeddingSpace
+from privlib.words.embeddings import EmbeddingSpace
 
 #: Epsilon values offered by the log-scale sliders (1-1.5-2-3-5-7 per decade).
 EPSILON_STEPS = sorted({round(m * 10.0**k, 6) for k in range(-1, 3) for m in (1, 1.5, 2, 3, 5, 7)} | {1000.0})
@@ -152,8 +152,8 @@ def require_app() -> None:
 def mechanism_controls(key: str = "mechanism", container=None) -> tuple[str, tuple]:
     """A mechanism picker and one widget per parameter, built from the mechanism's PARAMETERS
     (no mechanism-specific code here). Returns (name, ((parameter, value), ...)), hashable for
-    caching; `privlib.mechanisms.make_mechanism(name, **dict(params))` builds it."""
-    from privlib.mechanisms import MECHANISMS
+    caching; `privlib.words.mechanisms.make_mechanism(name, **dict(params))` builds it."""
+    from privlib.words.mechanisms import MECHANISMS
 
     box = container or st
     names = list(MECHANISMS)
@@ -165,7 +165,7 @@ def mechanism_controls(key: str = "mechanism", container=None) -> tuple[str, tup
 def parameter_controls(name: str, key: str, container=None) -> tuple:
     """One widget per parameter of mechanism ``name`` (from its PARAMETERS), keys prefixed by
     ``key``; returns ((parameter, value), ...)."""
-    from privlib.mechanisms import MECHANISMS
+    from privlib.words.mechanisms import MECHANISMS
 
     box = container or st
     params = []

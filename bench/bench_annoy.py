@@ -13,8 +13,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anywhere
 
-from privlib import EmbeddingSpace, laplace_noise
-from privlib.search import AnnoySearch, nearest_recall
+from privlib.core.noise import laplace_noise
+from privlib.words import EmbeddingSpace
+from privlib.words.search import AnnoySearch, nearest_recall
 
 
 def main():

@@ -1,7 +1,7 @@
 """Choosing epsilon on the full GloVe 6B 50d vocabulary (400,000 words).
 
 Task: 100 words drawn uniformly from the vocabulary x 30 epsilons (1..30) x 200 runs each with
-the multivariate Laplace mechanism -> every metric of `privlib.epsilon_choice` (600,000 exact
+the multivariate Laplace mechanism -> every metric of `privlib.words.choice` (600,000 exact
 nearest-neighbour searches, their exact ranks, cosines, distinct outputs, entropies, medians)
 and the inverse answers. Same-run baseline: `experiments.epsilon_sweep` on the same words, grid
 and runs per word — the same sampling, but only the original / close / distant classes — so
@@ -21,9 +21,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anywhere
 
 from timing import timed  # noqa: E402  (bench/timing.py, beside this script)
-from privlib import EmbeddingSpace, MultivariateLaplace  # noqa: E402
-from privlib.epsilon_choice import Targets, WordSet, assemble_choice, epsilon_grid, mechanism_metrics  # noqa: E402
-from privlib.experiments import epsilon_sweep  # noqa: E402
+from privlib.words import EmbeddingSpace, MultivariateLaplace  # noqa: E402
+from privlib.words.choice import Targets, WordSet, assemble_choice, epsilon_grid, mechanism_metrics  # noqa: E402
+from privlib.words.experiments import epsilon_sweep  # noqa: E402
 
 
 def main():

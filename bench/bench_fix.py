@@ -25,9 +25,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anywhere
 
-import privlib.postprocessing as pp  # noqa: E402
-from privlib import EmbeddingSpace, MultivariateLaplace, epsilon_sweep  # noqa: E402
-from privlib.postprocessing import PostProcessingFix  # noqa: E402
+import privlib.words.mechanisms.postprocessing as pp  # noqa: E402
+from privlib.words import EmbeddingSpace, MultivariateLaplace, epsilon_sweep  # noqa: E402
+from privlib.words.mechanisms.postprocessing import PostProcessingFix  # noqa: E402
 
 
 def main():

@@ -22,7 +22,8 @@ from scipy.spatial.distance import cdist
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anywhere
 
 from timing import timed  # noqa: E402  (bench/timing.py, beside this script)
-from privlib import EmbeddingSpace, MultivariateLaplace, laplace_noise, neighbour_ranks
+from privlib.core.noise import laplace_noise
+from privlib.words import EmbeddingSpace, MultivariateLaplace, neighbour_ranks
 
 
 

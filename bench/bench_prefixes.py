@@ -25,9 +25,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anywhere
 
-import privlib.postprocessing as pp  # noqa: E402
-from privlib import EmbeddingSpace, MultivariateLaplace  # noqa: E402
-from privlib.text import PAPER_EXAMPLE, vocabulary_words  # noqa: E402
+import privlib.words.mechanisms.postprocessing as pp  # noqa: E402
+from privlib.words import EmbeddingSpace, MultivariateLaplace  # noqa: E402
+from privlib.words.text import PAPER_EXAMPLE, vocabulary_words  # noqa: E402
 
 
 def former_prefixes_fast(space, rows, lengths):

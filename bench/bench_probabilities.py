@@ -27,8 +27,8 @@ from scipy.special import softmax
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anywhere
 
 from timing import timed  # noqa: E402  (bench/timing.py, beside this script)
-from privlib import EmbeddingSpace  # noqa: E402
-from privlib.exponential import TEM, CusText, SanText, build_groups  # noqa: E402
+from privlib.words import EmbeddingSpace  # noqa: E402
+from privlib.words.mechanisms.exponential import TEM, CusText, SanText, build_groups  # noqa: E402
 
 TARGET = 0.2
 

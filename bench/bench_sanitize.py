@@ -22,8 +22,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anywhere
 
-from privlib import EmbeddingSpace, MultivariateLaplace, neighbour_ranks  # noqa: E402
-from privlib.text import PAPER_EXAMPLE, sanitize, sanitize_many  # noqa: E402
+from privlib.words import EmbeddingSpace, MultivariateLaplace, neighbour_ranks  # noqa: E402
+from privlib.words.text import PAPER_EXAMPLE, sanitize, sanitize_many  # noqa: E402
 from timing import timed  # noqa: E402
 
 

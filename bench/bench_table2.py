@@ -23,8 +23,8 @@ from scipy.spatial.distance import cdist
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anywhere
 
 from timing import timed  # noqa: E402  (bench/timing.py, beside this script)
-from privlib import EmbeddingSpace  # noqa: E402
-from privlib.neighbour_distances import FAR_RANK, eq19, neighbour_distances  # noqa: E402
+from privlib.words import EmbeddingSpace  # noqa: E402
+from privlib.words.theory.neighbour_distances import FAR_RANK, eq19, neighbour_distances  # noqa: E402
 
 
 def artifact_method(vectors64, rows, far, chunk, full_sort):
@@ -67,7 +67,7 @@ def main():
 
     neighbour_distances(space, 64, rng=123)  # warm-up (first-touch of buffers)
     t_ours, runs, table = timed(lambda: neighbour_distances(space, args.words, rng=args.seed), args.repeats)
-    print(f"ours (privlib.neighbour_distances): median {t_ours:.2f} s (runs {', '.join(f'{t:.2f}' for t in runs)})")
+    print(f"ours (privlib.words.theory.neighbour_distances): median {t_ours:.2f} s (runs {', '.join(f'{t:.2f}' for t in runs)})")
 
     vectors64 = space.vectors.astype(np.float64)
     method = "cdist + full stable argsort" if args.full_sort else "cdist + argpartition + sort of the top 103"

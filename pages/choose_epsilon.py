@@ -4,11 +4,11 @@ import datetime
 import streamlit as st
 
 import ui
-from privlib.epsilon_choice import (METRICS, PRIVACY_METRICS, SCOPES, Targets, WordSet, assemble_choice, epsilon_grid,
+from privlib.words.choice import (METRICS, PRIVACY_METRICS, SCOPES, Targets, WordSet, assemble_choice, epsilon_grid,
                                     mechanism_metrics)
-from privlib.mechanisms import MECHANISMS
-from privlib.report import choice_figures, choice_report
-from privlib.text import PAPER_EXAMPLE
+from privlib.words.mechanisms import MECHANISMS
+from privlib.presentation.words.report import choice_figures, choice_report
+from privlib.words.text import PAPER_EXAMPLE
 
 DEFAULT_GRID = "1,2,3,5,8,12,20,30"
 SAMPLE_CHOICES = [10, 20, 30, 50, 100, 200, 500, 1000]

@@ -6,9 +6,9 @@ import numpy as np
 import streamlit as st
 
 import ui
-from privlib import figures
-from privlib.experiments import epsilon_sweep, rank_experiment
-from privlib.mechanisms import MECHANISMS, make_mechanism
+from privlib.presentation.words import figures
+from privlib.words.experiments import epsilon_sweep, rank_experiment
+from privlib.words.mechanisms import MECHANISMS, make_mechanism
 
 #: Words offered in the type-ahead list (the most frequent ones); any other vocabulary word can be typed.
 PICKER_WORDS = 20_000

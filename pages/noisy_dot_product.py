@@ -5,9 +5,9 @@ import numpy as np
 import streamlit as st
 
 import ui
-from privlib import figures
-from privlib.experiments import dot_product_experiment
-from privlib.noisy_dot import AngularComponent, NoiseRadius, chebyshev_tail_bound, chernoff_tail_bound, thm8_tail_bound
+from privlib.presentation.words import figures
+from privlib.words.theory.dot_experiment import dot_product_experiment
+from privlib.words.theory.noisy_dot import AngularComponent, NoiseRadius, chebyshev_tail_bound, chernoff_tail_bound, thm8_tail_bound
 
 SAMPLE_CHOICES = [1_000, 10_000, 100_000, 1_000_000]
 NO_WORD = "(none: a fixed unit vector)"
@@ -20,7 +20,7 @@ def cached_experiment(_space, space_key, n, epsilon, samples, word, normalise, s
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def law_curves(n, epsilon, lo, hi, with_integral):
-    from privlib.noisy_dot import NoisyDotProduct
+    from privlib.words.theory.noisy_dot import NoisyDotProduct
 
     law = NoisyDotProduct(n, epsilon)
     grid = np.linspace(lo, hi, 401)
@@ -30,7 +30,7 @@ def law_curves(n, epsilon, lo, hi, with_integral):
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def tail_curves(n, epsilon, t_max):
-    from privlib.noisy_dot import NoisyDotProduct
+    from privlib.words.theory.noisy_dot import NoisyDotProduct
 
     t = np.linspace(t_max / 200, t_max, 200)
     exact = 2 * NoisyDotProduct(n, epsilon).sf(t)

@@ -5,9 +5,9 @@ import numpy as np
 import streamlit as st
 
 import ui
-from privlib.mechanisms import MECHANISMS, make_mechanism
-from privlib.ranks import DEFAULT_CLOSE
-from privlib.text import (CASE_POLICIES, MAX_CHARACTERS, OOV_POLICIES, PAPER_EXAMPLE, REDACTED, SanitisePolicy,
+from privlib.words.mechanisms import MECHANISMS, make_mechanism
+from privlib.words.neighbours import DEFAULT_CLOSE
+from privlib.words.text import (CASE_POLICIES, MAX_CHARACTERS, OOV_POLICIES, PAPER_EXAMPLE, REDACTED, SanitisePolicy,
                           records_csv, sanitize)
 
 MAX_MECHANISMS = 3

@@ -7,15 +7,15 @@ import numpy as np
 import streamlit as st
 
 import ui
-from privlib import figures
-from privlib.analogies import (CLOSE_1D, TRUE_VALUE_1D, PointMap, keep_rates, laplace_1d_proportions, planar_noise,
+from privlib.presentation.words import figures
+from privlib.words.theory.analogies import (CLOSE_1D, TRUE_VALUE_1D, PointMap, keep_rates, laplace_1d_proportions, planar_noise,
                                simulate_laplace_1d)
-from privlib.experiments import epsilon_sweep
-from privlib.mechanisms import make_mechanism
-from privlib.neighbour_distances import (FAR_RANK, mechanism_frequencies, neighbour_distances, published_table2,
+from privlib.words.experiments import epsilon_sweep
+from privlib.words.mechanisms import make_mechanism
+from privlib.words.theory.neighbour_distances import (FAR_RANK, mechanism_frequencies, neighbour_distances, published_table2,
                                          win_probabilities)
-from privlib.postprocessing import DEFAULT_C
-from privlib.ranks import neighbour_ranks
+from privlib.words.mechanisms.postprocessing import DEFAULT_C
+from privlib.words.neighbours import neighbour_ranks
 
 EPSILONS_1D = tuple(float(e) for e in np.geomspace(0.001, 10, 21))
 SAMPLES_1D = [500, 2_000, 10_000, 50_000]

@@ -1,34 +1,12 @@
-"""privlib — word-level d_X-privacy mechanisms and the exact mathematics behind them.
+"""privlib — the library behind Epsilon Lab: differential privacy mechanisms and the exact
+mathematics behind them, one package per topic.
 
-The library behind Epsilon Lab. Pure numpy/scipy (gensim, annoy and plotly where needed);
-it never imports streamlit, so everything a page shows is computed and tested here.
+- `privlib.core`: the topic-free DP pieces (validation, noise, calibration, randomised response,
+  composition, statistics);
+- `privlib.words`: word-level d_X-privacy on word embeddings;
+- `privlib.presentation`: figures and reports, one package per topic;
+- `privlib.cli`: the command line (``python -m privlib``).
+
+Pure numpy/scipy (gensim, annoy and plotly where needed); it never imports streamlit. Importing
+`privlib` itself loads nothing: import the part you need. See ARCHITECTURE.md.
 """
-from privlib.embeddings import EmbeddingSpace
-from privlib.mechanisms import MECHANISMS, Mechanism, MultivariateLaplace, laplace_noise
-import privlib.exponential  # noqa: F401  (registers its mechanisms)
-import privlib.postprocessing  # noqa: F401  (registers its mechanism)
-import privlib.mahalanobis  # noqa: F401  (registers its mechanisms)
-from privlib.ranks import NeighbourRanks, neighbour_ranks
-from privlib.experiments import EpsilonSweep, RankExperiment, epsilon_sweep, rank_experiment
-from privlib.text import SanitisePolicy, SanitisedText, sanitize, tokenize
-from privlib.validation import as_generator, check_epsilon
-
-__all__ = [
-    "EmbeddingSpace",
-    "EpsilonSweep",
-    "MECHANISMS",
-    "Mechanism",
-    "MultivariateLaplace",
-    "NeighbourRanks",
-    "RankExperiment",
-    "SanitisePolicy",
-    "SanitisedText",
-    "as_generator",
-    "check_epsilon",
-    "epsilon_sweep",
-    "laplace_noise",
-    "neighbour_ranks",
-    "rank_experiment",
-    "sanitize",
-    "tokenize",
-]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from privlib.embeddings import EmbeddingSpace
+from privlib.words.embeddings import EmbeddingSpace
 
 
 def brute_force_nearest(vectors, points, chunk_bytes: int = 32 * 2**20) -> np.ndarray:
@@ -50,7 +50,7 @@ def near_tie_queries(space, epsilon: float, rng, ranks=(0, 1), count: int = 60) 
     """Noisy queries (words + Laplace noise at ``epsilon``) each moved next to the bisector of
     its nearest words of the given ranks, so their squared distances differ by 1e-6..1e-4:
     invisible to float32 at small epsilon, unambiguous in float64."""
-    from privlib.mechanisms import laplace_noise
+    from privlib.core.noise import laplace_noise
 
     x = space.vectors.astype(np.float64)
     rows = rng.integers(0, len(space), count)

@@ -6,9 +6,17 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from privlib.analogies import (EARTH_RADIUS_KM, US_PROJECTION_CENTRE, PointMap, azimuthal_equidistant, keep_rates,
-                               laplace_1d_proportions, planar_noise, simulate_laplace_1d)
-from privlib.noisy_dot import NoisyDotProduct
+from privlib.words.theory.analogies import (
+    EARTH_RADIUS_KM,
+    US_PROJECTION_CENTRE,
+    PointMap,
+    azimuthal_equidistant,
+    keep_rates,
+    laplace_1d_proportions,
+    planar_noise,
+    simulate_laplace_1d,
+)
+from privlib.words.theory.noisy_dot import NoisyDotProduct
 
 EPSILONS = [0.001, 0.005, 0.02, 0.1, 0.5, 1.0, 3.0, 10.0]
 

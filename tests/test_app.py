@@ -152,7 +152,7 @@ def test_fig2_average_on_request():
 
 
 def test_every_mechanism_runs_on_the_page():
-    from privlib.mechanisms import MECHANISMS
+    from privlib.words.mechanisms import MECHANISMS
 
     at = _app()
     at.run()

@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from privlib.text import PAPER_EXAMPLE
+from privlib.words.text import PAPER_EXAMPLE
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 
@@ -90,7 +90,7 @@ def test_stop_words_left_untouched_cost_nothing(page):
 
 
 def test_token_table_holds_every_token_of_every_mechanism(page):
-    # (the download payloads are built by privlib.text.records_csv / to_dict, tested in test_text.py)
+    # (the download payloads are built by privlib.words.text.records_csv / to_dict, tested in test_text.py)
     page.multiselect(key="san_mechanisms").set_value(["multivariate-laplace", "santext"]).run()
     _ok(page)
     rows = page.dataframe[0].value

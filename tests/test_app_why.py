@@ -1,14 +1,13 @@
 """The "Why it happens" page in-process (AppTest)."""
-from pathlib import Path
-
 import base64
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from privlib.analogies import laplace_1d_proportions
+from privlib.words.theory.analogies import laplace_1d_proportions
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 

@@ -3,7 +3,6 @@ import re
 import time
 
 import pytest
-
 from browser import CHROMIUM, CHROMIUM_ARGS, require_chromium, streamlit_server, wait_for_app_idle
 
 pytestmark = pytest.mark.browser

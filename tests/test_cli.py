@@ -35,7 +35,7 @@ def test_ranks_json_has_the_documented_fields(king):
 
 
 def test_ranks_agree_with_the_library(king):
-    from privlib import EmbeddingSpace, rank_experiment
+    from privlib.words import EmbeddingSpace, rank_experiment
 
     space = EmbeddingSpace.glove_6b_50d()
     expected = rank_experiment(space, "king", 10, 2000, rng=1)

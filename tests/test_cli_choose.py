@@ -50,8 +50,8 @@ def test_json_has_the_metric_table_and_the_recommended_range(from_file):
 
 
 def test_same_numbers_as_the_library(from_file):
-    from privlib import EmbeddingSpace
-    from privlib.epsilon_choice import Targets, WordSet, choose_epsilon
+    from privlib.words import EmbeddingSpace
+    from privlib.words.choice import Targets, WordSet, choose_epsilon
 
     out, _, _ = from_file
     space = EmbeddingSpace.glove_6b_50d(vocab_size=20000)

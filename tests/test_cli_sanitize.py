@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from privlib.text import PAPER_EXAMPLE, tokenize
+from privlib.words.text import PAPER_EXAMPLE, tokenize
 
 ROOT = Path(__file__).resolve().parent.parent
 SMALL = ("--vocab-size", "20000")

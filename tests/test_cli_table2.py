@@ -22,8 +22,8 @@ def test_json_has_the_documented_fields_and_agrees_with_the_library():
     assert {"words", "z_w_x1", "z_x1_x2", "z_x1_x101"} <= set(out)
     assert out["words"] == 200 and out["seed"] == 0 and "per_word" not in out
     assert "published" not in out  # the paper's rows are for all 400,000 words
-    from privlib import EmbeddingSpace
-    from privlib.neighbour_distances import neighbour_distances
+    from privlib.words import EmbeddingSpace
+    from privlib.words.theory.neighbour_distances import neighbour_distances
 
     expected = neighbour_distances(EmbeddingSpace.glove_6b_50d(vocab_size=20000), 200, rng=0).means()
     for name, value in expected.items():

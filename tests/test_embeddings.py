@@ -6,7 +6,7 @@ import re
 import numpy as np
 import pytest
 
-from privlib.embeddings import EmbeddingSpace
+from privlib.words.embeddings import EmbeddingSpace
 
 
 # ----------------------------------------------------------------------------- GloVe package

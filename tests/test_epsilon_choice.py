@@ -1,4 +1,4 @@
-"""Choosing epsilon (privlib.epsilon_choice, privlib.report, the figure builders): every metric
+"""Choosing epsilon (privlib.words.choice, privlib.presentation.words.report, the figure builders): every metric
 against values computed by hand on a 4-word space with a known output law, sampled against
 exact within 4 standard errors, the inverse questions, the report and the exports."""
 import csv
@@ -11,13 +11,24 @@ from html.parser import HTMLParser
 import numpy as np
 import pytest
 
-from privlib import figures
-from privlib.embeddings import EmbeddingSpace
-from privlib.epsilon_choice import (BAND_SE, METRICS, VOCABULARY, MechanismMetrics, Targets, WordSet, answer,
-                                    assemble_choice, choose_epsilon, epsilon_grid, mechanism_metrics)
-from privlib.mechanisms import Mechanism, MultivariateLaplace, _rows_and_epsilons, make_mechanism
-from privlib.report import choice_figures, choice_report
-from privlib.validation import as_generator
+from privlib.core.validation import as_generator
+from privlib.presentation.words import figures
+from privlib.presentation.words.report import choice_figures, choice_report
+from privlib.words.choice import (
+    BAND_SE,
+    METRICS,
+    VOCABULARY,
+    MechanismMetrics,
+    Targets,
+    WordSet,
+    answer,
+    assemble_choice,
+    choose_epsilon,
+    epsilon_grid,
+    mechanism_metrics,
+)
+from privlib.words.embeddings import EmbeddingSpace
+from privlib.words.mechanisms import Mechanism, MultivariateLaplace, make_mechanism, rows_and_epsilons
 
 # ----------------------------------------------------------------------------- a hand-made space and law
 # Four unit vectors in the plane. Neighbour orders (rank 0 = the word itself; c is at the same
@@ -65,7 +76,7 @@ class KnownSampled(Mechanism):
 
     def sample_many(self, space, rows, epsilon, rng=None):
         rng = as_generator(rng)
-        rows, eps = _rows_and_epsilons(rows, epsilon, space)
+        rows, eps = rows_and_epsilons(rows, epsilon, space)
         self.calls.append(rows.size)
         cum = np.cumsum(np.array([law(int(r), float(e)) for r, e in zip(rows, eps)]), axis=1)
         return np.minimum((rng.random(rows.size)[:, None] >= cum).sum(axis=1), 3)
@@ -415,7 +426,7 @@ def test_figures_label_epsilon_axes_and_show_the_recommended_range(choice):
 
 # ----------------------------------------------------------------------------- on real GloVe vectors
 def test_glove_exact_path_matches_the_rank_experiment(glove_small):
-    from privlib.experiments import rank_experiment
+    from privlib.words.experiments import rank_experiment
 
     santext = make_mechanism("santext")
     result = mechanism_metrics(glove_small, ["king", "river"], [3.0, 12.0], santext, samples=50)
@@ -426,7 +437,7 @@ def test_glove_exact_path_matches_the_rank_experiment(glove_small):
 
 
 def test_glove_sampled_path_agrees_with_the_epsilon_sweep(glove_small):
-    from privlib.experiments import epsilon_sweep
+    from privlib.words.experiments import epsilon_sweep
 
     words = list(glove_small.words[500:520])
     eps = (2.0, 8.0, 14.0)

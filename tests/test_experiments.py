@@ -8,10 +8,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from privlib.embeddings import EmbeddingSpace
-from privlib.experiments import MAX_SAMPLES, EpsilonSweep, epsilon_sweep, parse_epsilons, rank_experiment
-from privlib.mechanisms import MultivariateLaplace
-from privlib.ranks import classify_ranks, neighbour_ranks
+from privlib.words.experiments import MAX_SAMPLES, EpsilonSweep, epsilon_sweep, parse_epsilons, rank_experiment
+from privlib.words.mechanisms import MultivariateLaplace
+from privlib.words.neighbours import classify_ranks, neighbour_ranks
 
 CLASSES = ("original", "close", "distant")
 
@@ -374,8 +373,8 @@ def test_huge_epsilon_grid_is_refused():
 
 @pytest.mark.parametrize("normalise", [True, False])
 def test_dot_product_experiment_follows_the_exact_law(glove_small, normalise):
-    from privlib.experiments import dot_product_experiment
-    from privlib.noisy_dot import AngularComponent, NoiseRadius
+    from privlib.words.theory.dot_experiment import dot_product_experiment
+    from privlib.words.theory.noisy_dot import AngularComponent, NoiseRadius
 
     exp = dot_product_experiment(50, 4.0, 20_000, glove_small, "king", normalise, rng=3)
     norm = float(np.linalg.norm(glove_small.vectors[glove_small.index("king")].astype(float)))
@@ -393,7 +392,7 @@ def test_dot_product_experiment_follows_the_exact_law(glove_small, normalise):
 
 
 def test_dot_product_experiment_validation(glove_small):
-    from privlib.experiments import dot_product_experiment
+    from privlib.words.theory.dot_experiment import dot_product_experiment
 
     with pytest.raises(ValueError, match="set n = 50"):
         dot_product_experiment(300, 1.0, 100, glove_small, "king")

@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-from privlib import figures
-from privlib.experiments import EpsilonSweep
+from privlib.presentation.words import figures
+from privlib.words.experiments import EpsilonSweep
 
 
 def test_log_rank_bins_cover_all_ranks_and_split_at_k():

@@ -3,10 +3,16 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from privlib import figures
-from privlib.analogies import PointMap, keep_rates, laplace_1d_proportions, planar_noise, simulate_laplace_1d
-from privlib.embeddings import EmbeddingSpace
-from privlib.neighbour_distances import mechanism_frequencies, neighbour_distances, win_probabilities
+from privlib.presentation.words import figures
+from privlib.words.embeddings import EmbeddingSpace
+from privlib.words.theory.analogies import (
+    PointMap,
+    keep_rates,
+    laplace_1d_proportions,
+    planar_noise,
+    simulate_laplace_1d,
+)
+from privlib.words.theory.neighbour_distances import mechanism_frequencies, neighbour_distances, win_probabilities
 
 
 @pytest.fixture(scope="module")

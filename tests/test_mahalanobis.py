@@ -6,21 +6,27 @@ import math
 
 import numpy as np
 import pytest
+from conftest import near_tie_queries
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from scipy import integrate, special, stats
 
-from conftest import near_tie_queries
-
-import privlib.mahalanobis as mahalanobis_module
-from privlib.embeddings import EmbeddingSpace
-from privlib.mahalanobis import (
-    DEFAULT_LAMBDA, DEFAULT_T, Mahalanobis, Vickrey, embedding_covariance, mahalanobis_noise,
-    regularised_covariance, second_probability,
+import privlib.words.mechanisms.mahalanobis as mahalanobis_module
+from privlib.core.noise import laplace_noise
+from privlib.words.embeddings import EmbeddingSpace
+from privlib.words.mechanisms import MECHANISMS, MultivariateLaplace, make_mechanism
+from privlib.words.mechanisms.mahalanobis import (
+    DEFAULT_LAMBDA,
+    DEFAULT_T,
+    Mahalanobis,
+    Vickrey,
+    embedding_covariance,
+    mahalanobis_noise,
+    regularised_covariance,
+    second_probability,
 )
-from privlib.mechanisms import MECHANISMS, MultivariateLaplace, laplace_noise, make_mechanism
-from privlib.search import ExactSearch
+from privlib.words.search import ExactSearch
 
 N_SAMPLES = 20_000
 P_MIN = 1e-3

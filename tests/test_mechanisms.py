@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 from scipy import integrate, special, stats
 
-import privlib.mechanisms as mech_module
-from privlib.embeddings import EmbeddingSpace
-from privlib.mechanisms import MECHANISMS, Mechanism, MultivariateLaplace, laplace_noise, make_mechanism
+import privlib.words.mechanisms as mech_module
+from privlib.core.noise import laplace_noise
+from privlib.words.embeddings import EmbeddingSpace
+from privlib.words.mechanisms import MECHANISMS, Mechanism, MultivariateLaplace, make_mechanism
 
 N_SAMPLES = 20_000
 

@@ -5,11 +5,18 @@ import math
 import numpy as np
 import pytest
 
-from privlib.embeddings import EmbeddingSpace
-from privlib.neighbour_distances import (FAR_RANK, PUBLISHED_TABLE2, eq19, mechanism_frequencies,
-                                         neighbour_distances, published_table2, win_probabilities)
-from privlib.noisy_dot import NoisyDotProduct
-from privlib.ranks import neighbour_ranks
+from privlib.words.embeddings import EmbeddingSpace
+from privlib.words.neighbours import neighbour_ranks
+from privlib.words.theory.neighbour_distances import (
+    FAR_RANK,
+    PUBLISHED_TABLE2,
+    eq19,
+    mechanism_frequencies,
+    neighbour_distances,
+    published_table2,
+    win_probabilities,
+)
+from privlib.words.theory.noisy_dot import NoisyDotProduct
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""Tests for privlib.noisy_dot: the law of Z = <eta, e>, its components and tail bounds.
+"""Tests for privlib.words.theory.noisy_dot: the law of Z = <eta, e>, its components and tail bounds.
 
 Reference values come from three independent places: the spec's 30-digit table (dx-text §4),
 values computed here once with mpmath at 25-30 digits (copied below with the formula used),
@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate, special, stats
 
-from privlib.noisy_dot import (
+from privlib.words.theory.noisy_dot import (
     AngularComponent,
     NoiseRadius,
     NoisyDotProduct,
@@ -87,7 +87,7 @@ EPS_GRID = [0.01, 0.1, 1.0, 10.0, 100.0, 1000.0]
 def multivariate_laplace(rng, size, n, epsilon):
     """Local sampler of the mechanism's noise (spec §1): uniform direction (normalised standard
     normal) times a Gamma(n, scale 1/eps) radius. Written here so the tests do not depend on
-    privlib.mechanisms."""
+    privlib.words.mechanisms."""
     direction = rng.standard_normal((size, n))
     direction /= np.linalg.norm(direction, axis=1, keepdims=True)
     return direction * rng.gamma(n, 1.0 / epsilon, size)[:, None]
@@ -316,8 +316,8 @@ def test_real_noise_dot_products_follow_the_law(n, eps):
 
 
 def test_mechanism_laplace_noise_dot_products_follow_the_law():
-    """The library's own sampler (privlib.mechanisms.laplace_noise) dotted with a unit vector."""
-    from privlib.mechanisms import laplace_noise
+    """The library's own sampler (privlib.words.mechanisms.laplace_noise) dotted with a unit vector."""
+    from privlib.core.noise import laplace_noise
 
     n, eps = 100, 4.0
     noise = laplace_noise(n, eps, 20_000, rng=99)

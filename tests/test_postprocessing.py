@@ -10,15 +10,27 @@ import numpy as np
 import pytest
 from scipy import special, stats
 
-import privlib.postprocessing as pp
-from privlib.embeddings import EmbeddingSpace
-from privlib.experiments import epsilon_sweep
-from privlib.mechanisms import MECHANISMS, MultivariateLaplace, make_mechanism
-from privlib.postprocessing import (
-    DEFAULT_C, PostProcessingFix, calibrate_c, neighbour_order_prefixes, ranks_from_exponentials, sample_ranks,
-    truncated_geometric_log_pmf, words_at_ranks,
+import privlib.words.neighbours as neighbours
+from privlib.words.embeddings import EmbeddingSpace
+from privlib.words.experiments import epsilon_sweep
+from privlib.words.mechanisms import MECHANISMS, MultivariateLaplace, make_mechanism
+from privlib.words.mechanisms.postprocessing import (
+    DEFAULT_C,
+    PostProcessingFix,
+    calibrate_c,
+    ranks_from_exponentials,
+    sample_ranks,
+    truncated_geometric_log_pmf,
 )
-from privlib.ranks import CLOSE, ORIGINAL, classify_outputs, neighbour_ranks
+from privlib.words.neighbours import (
+    CLOSE,
+    ORIGINAL,
+    certified_prefixes,
+    classify_outputs,
+    neighbour_order_prefixes,
+    neighbour_ranks,
+    words_at_ranks,
+)
 
 P_MIN = 1e-3  # chi-square acceptance level for the right law; wrong laws must fall below it
 
@@ -158,10 +170,10 @@ def test_prefixes_equal_neighbour_ranks_with_exact_ties(integer_space, method):
 def test_fast_prefixes_refuse_what_they_cannot_certify(integer_space, gaussian_space):
     # ties inside the prefix: the float32 route hands the row to the direct route (None) ...
     rows = np.arange(32)
-    results = pp._prefixes_fast(integer_space, rows, np.full(32, 60))
+    results = certified_prefixes(integer_space, rows, np.full(32, 60))
     assert any(r is None for r in results)
     # ... and certifies well-separated distances (a wrong order would fail the test above)
-    results = pp._prefixes_fast(gaussian_space, rows, np.full(32, 60))
+    results = certified_prefixes(gaussian_space, rows, np.full(32, 60))
     assert all(r is not None for r in results)
 
 
@@ -169,22 +181,20 @@ def test_fast_prefixes_on_glove(glove_small):
     rng = np.random.default_rng(3)
     rows = rng.integers(0, len(glove_small), 24)
     lengths = rng.integers(1, 3000, 24)
-    results = pp._prefixes_fast(glove_small, rows, lengths)
+    results = certified_prefixes(glove_small, rows, lengths)
     assert all(r is not None for r in results)  # GloVe has no duplicate vectors
     for row, length, got in zip(rows, lengths, results):
         np.testing.assert_array_equal(got, neighbour_ranks(glove_small, int(row)).order[:length])
 
 
 @pytest.mark.parametrize("chunk, sample, slack", [(1000, 2048, 2.0), (777, 512, 0.3), (5000, 100, 1.0)])
-def test_fast_prefixes_threshold_guess_and_chunks(glove_small, monkeypatch, chunk, sample, slack):
+def test_fast_prefixes_threshold_guess_and_chunks(glove_small, chunk, sample, slack):
     # many score chunks, and guesses that often fall short (slack < 1: the whole-row fallback)
-    monkeypatch.setattr(pp, "_SCORE_CHUNK", chunk)
-    monkeypatch.setattr(pp, "_THRESHOLD_SAMPLE", sample)
-    monkeypatch.setattr(pp, "_THRESHOLD_SLACK", slack)
     rng = np.random.default_rng(6)
     rows = rng.integers(0, len(glove_small), 40)
     lengths = np.concatenate([rng.integers(1, 50, 20), rng.integers(50, 4000, 20)])
-    results = pp._prefixes_fast(glove_small, rows, lengths)
+    results = certified_prefixes(glove_small, rows, lengths, score_chunk=chunk, threshold_sample=sample,
+                                 threshold_slack=slack)
     for row, length, got in zip(rows, lengths, results):
         np.testing.assert_array_equal(got, neighbour_ranks(glove_small, int(row)).order[:length])
 
@@ -231,7 +241,7 @@ def test_post_processing_step_matches_exact_law_small_space(c, eps, pivot):
 @pytest.mark.parametrize("force_fast", [False, True])
 def test_post_processing_step_matches_exact_law_glove(glove_small, monkeypatch, force_fast):
     if force_fast:  # the float32 route that the full vocabulary uses
-        monkeypatch.setattr(pp, "DIRECT_MAX_WORDS", 0)
+        monkeypatch.setattr(neighbours, "DIRECT_MAX_WORDS", 0)
     fix = PostProcessingFix()
     eps, pivot = 10.0, glove_small.index("king")
     m = 40_000
@@ -252,7 +262,7 @@ def test_fast_and_direct_routes_give_identical_outputs(glove_small, monkeypatch)
     fix = PostProcessingFix()
     pivots = np.random.default_rng(5).integers(0, len(glove_small), 3000)
     direct = fix.post_process(glove_small, pivots, 8.0, rng=9)
-    monkeypatch.setattr(pp, "DIRECT_MAX_WORDS", 0)
+    monkeypatch.setattr(neighbours, "DIRECT_MAX_WORDS", 0)
     np.testing.assert_array_equal(fix.post_process(glove_small, pivots, 8.0, rng=9), direct)
 
 

@@ -8,9 +8,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from privlib.embeddings import EmbeddingSpace
-from privlib.ranks import (CLOSE, DEFAULT_CLOSE, DISTANT, ORIGINAL, classify_outputs, classify_ranks, neighbour_ranks,
-                          output_ranks)
+from privlib.words.embeddings import EmbeddingSpace
+from privlib.words.neighbours import (
+    CLOSE,
+    DEFAULT_CLOSE,
+    DISTANT,
+    ORIGINAL,
+    classify_outputs,
+    classify_ranks,
+    neighbour_ranks,
+    output_ranks,
+)
 
 
 def reference_order(space, row: int) -> np.ndarray:

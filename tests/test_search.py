@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import near_tie_queries
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-import privlib.search as search_module
-from privlib.embeddings import EmbeddingSpace
-from privlib.mechanisms import laplace_noise
-from privlib.search import AnnoySearch, ExactSearch, nearest_recall
-
-from conftest import near_tie_queries
+import privlib.words.search as search_module
+from privlib.core.noise import laplace_noise
+from privlib.words.embeddings import EmbeddingSpace
+from privlib.words.search import AnnoySearch, ExactSearch, nearest_recall
 
 
 def _space(rng, n_words, dim, scale=1.0):

@@ -7,11 +7,25 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from privlib.embeddings import EmbeddingSpace
-from privlib.mechanisms import Mechanism, MultivariateLaplace
-from privlib.ranks import neighbour_ranks
-from privlib.text import (MAX_CHARACTERS, NUMBER, PAPER_EXAMPLE, PUNCTUATION, REDACTED, SPACE, WORD, SanitisePolicy,
-                          records_csv, sanitize, sanitize_many, stop_words, tokenize, vocabulary_words)
+from privlib.words.embeddings import EmbeddingSpace
+from privlib.words.mechanisms import Mechanism, MultivariateLaplace
+from privlib.words.neighbours import neighbour_ranks
+from privlib.words.text import (
+    MAX_CHARACTERS,
+    NUMBER,
+    PAPER_EXAMPLE,
+    PUNCTUATION,
+    REDACTED,
+    SPACE,
+    WORD,
+    SanitisePolicy,
+    records_csv,
+    sanitize,
+    sanitize_many,
+    stop_words,
+    tokenize,
+    vocabulary_words,
+)
 
 TRICKY = [
     "",

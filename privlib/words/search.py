@@ -14,6 +14,9 @@ from pathlib import Path
 
 import numpy as np
 
+from privlib.core.noise import laplace_noise
+from privlib.core.validation import as_generator, check_epsilon, check_positive_int
+
 # Block sizes measured on a 2-core Xeon (bench/bench_nearest.py): a (1000 x 4096) float32
 # score block is 16 MB, small enough to stay cheap to reduce, large enough for BLAS to be efficient.
 QUERY_BLOCK = 1000
@@ -58,6 +61,22 @@ class ExactSearch:
         self._max_norm = float(np.sqrt(space.sq_norms.max()))
         self._tau_factor = (dim + 4) * _UNIT_ROUNDOFF32 * 1.01
 
+    @property
+    def augmented_vectors(self) -> np.ndarray:
+        """The read-only float32 rows [x, ||x||^2] that every score s(x) = ||x||^2 - 2<q, x> is
+        computed from (a query q enters as [-2q, 1])."""
+        return self._augmented
+
+    @property
+    def max_norm(self) -> float:
+        """X = the largest word norm (in the rounding bounds)."""
+        return self._max_norm
+
+    def score_error_bound(self, query_norms) -> np.ndarray:
+        """tau(q) = (n + 4) u (2 ||q|| X + X^2): every float32 score of a query of norm ||q|| is
+        within tau(q) of its exact value (u = 2^-24, with 1 % slack; see the class docstring)."""
+        return self._tau_factor * (2.0 * np.asarray(query_norms, dtype=np.float64) * self._max_norm + self._max_norm**2)
+
     def nearest(self, points) -> np.ndarray:
         """Index (int64) of the nearest word to each row of ``points`` (shape (m, n) or (n,))."""
         q = np.asarray(points, dtype=np.float64)
@@ -81,7 +100,7 @@ class ExactSearch:
         queries[:, dim] = 1.0
         best, second, arg = self._first_pass(queries)
         q_norm = np.sqrt(np.einsum("ij,ij->i", q, q))
-        tau = self._tau_factor * (2.0 * q_norm * self._max_norm + self._max_norm**2)
+        tau = self.score_error_bound(q_norm)
         ambiguous = np.flatnonzero(second.astype(np.float64) <= best.astype(np.float64) + 2.0 * tau)
         if ambiguous.size:
             arg[ambiguous] = self._rescore(q[ambiguous], queries[ambiguous], best[ambiguous] + 2.0 * tau[ambiguous])
@@ -181,7 +200,7 @@ class ExactSearch:
             return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
         best, second, third, arg1, arg2 = self._first_pass_two(queries)
         q_norm = np.sqrt(np.einsum("ij,ij->i", q, q))
-        tau = self._tau_factor * (2.0 * q_norm * self._max_norm + self._max_norm**2)
+        tau = self.score_error_bound(q_norm)
         b1, b2, b3 = (v.astype(np.float64) for v in (best, second, third))
         ambiguous = np.flatnonzero((b2 <= b1 + 2.0 * tau) | (b3 <= b2 + 2.0 * tau))
         if ambiguous.size:
@@ -281,8 +300,6 @@ class AnnoySearch:
     def __init__(self, space, n_trees: int = 50, search_k: int = -1, cache_dir=None, seed: int = 0):
         from annoy import AnnoyIndex
 
-        from privlib.validation import check_positive_int
-
         self.space = space
         self.n_trees = check_positive_int(n_trees, "n_trees", maximum=1000)
         self.search_k = int(search_k)
@@ -320,9 +337,6 @@ def nearest_recall(space, approximate, epsilon: float, n_words: int = 200, sampl
     and multivariate Laplace noise eta at ``epsilon``. Returns the recall, the number of
     queries and its binomial standard error.
     """
-    from privlib.mechanisms import laplace_noise
-    from privlib.validation import as_generator, check_epsilon
-
     epsilon = check_epsilon(epsilon)
     rng = as_generator(rng)
     words = rng.choice(len(space), size=min(n_words, len(space)), replace=False)

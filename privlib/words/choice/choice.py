@@ -67,8 +67,19 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from privlib.ranks import DEFAULT_CLOSE, neighbour_ranks, output_ranks
-from privlib.validation import as_generator, check_epsilon, check_positive_int
+from privlib.core.validation import as_generator, check_epsilon, check_positive_int
+from privlib.words.experiments import MAX_EPSILONS, SWEEP_QUERIES, parse_epsilons
+from privlib.words.mechanisms import Mechanism, make_mechanism
+from privlib.words.neighbours import DEFAULT_CLOSE, neighbour_ranks, output_ranks
+from privlib.words.text import (
+    MAX_CHARACTERS,
+    NUMBER,
+    WORD,
+    SanitisePolicy,
+    stop_words,
+    tokenize,
+    vocabulary_words,
+)
 
 #: Width of every uncertainty band, in standard errors (the inverse questions use the same).
 BAND_SE = 2.0
@@ -136,12 +147,10 @@ class WordSet:
 
     @classmethod
     def from_text(cls, text: str, space, policy=None, source: str = "text") -> "WordSet":
-        """The distinct words `privlib.text.sanitize` would sanitise in ``text`` (any text, or a
-        word list one per line), via `privlib.text.vocabulary_words`, in order of appearance;
+        """The distinct words `privlib.words.text.sanitize` would sanitise in ``text`` (any text, or a
+        word list one per line), via `privlib.words.text.vocabulary_words`, in order of appearance;
         distinct word tokens not in the vocabulary go to ``unknown``. Texts longer than
-        `privlib.text.MAX_CHARACTERS` are read in chunks of whole lines."""
-        from privlib.text import MAX_CHARACTERS, NUMBER, WORD, SanitisePolicy, stop_words, tokenize, vocabulary_words
-
+        `privlib.words.text.MAX_CHARACTERS` are read in chunks of whole lines."""
         if not isinstance(text, str):
             raise ValueError(f"Text must be a string, got {type(text).__name__}.")
         if not text.strip():
@@ -235,8 +244,6 @@ def _check_seed(seed) -> int:
 def epsilon_grid(epsilons) -> np.ndarray:
     """A grid of epsilons, sorted ascending without duplicates: a string as
     `experiments.parse_epsilons` reads it ("1:30", "1:30:0.5", "0.5,1,2") or numbers."""
-    from privlib.experiments import MAX_EPSILONS, parse_epsilons
-
     if isinstance(epsilons, str):
         values = parse_epsilons(epsilons)
     else:
@@ -252,8 +259,6 @@ def epsilon_grid(epsilons) -> np.ndarray:
 def resolve_mechanism(spec):
     """A `Mechanism` from an instance, a registered name, or (name, parameters) with parameters
     a dict or ((key, value), ...) pairs (the page's hashable form)."""
-    from privlib.mechanisms import Mechanism, make_mechanism
-
     if isinstance(spec, Mechanism):
         return spec
     if isinstance(spec, str):
@@ -377,8 +382,6 @@ def _wilson(p, n: int, z: float):
 
 
 def _sampled_metrics(space, ws: WordSet, eps, mech, samples: int, close: int, rng, report):
-    from privlib.experiments import SWEEP_QUERIES
-
     rows, m, n_eps, s = ws.rows, len(ws), eps.size, samples
     inputs = np.repeat(rows, s)
     outputs = np.empty((n_eps, inputs.size), dtype=np.int64)
@@ -874,8 +877,6 @@ def choose_epsilon(space, words, epsilons="1:30", mechanisms=("multivariate-lapl
     """
     seed = _fresh_seed() if seed is None else _check_seed(seed)
     ws = _word_set(words, space)
-    from privlib.mechanisms import Mechanism
-
     single = isinstance(mechanisms, (str, Mechanism))
     mechs = [resolve_mechanism(m) for m in ([mechanisms] if single else mechanisms)]
     report = progress or (lambda fraction, message: None)

@@ -17,8 +17,9 @@ from pathlib import Path
 
 import numpy as np
 
-from privlib.ranks import DEFAULT_CLOSE, output_ranks
-from privlib.validation import as_generator, check_epsilon, check_positive_int
+from privlib.core.validation import as_generator, check_epsilon, check_positive_int
+from privlib.words.mechanisms import Mechanism, MultivariateLaplace, make_mechanism
+from privlib.words.neighbours import DEFAULT_CLOSE, output_ranks
 
 #: The longest text `sanitize` accepts, in characters (about 15,000 words of English; one
 #: document of the CLI's input file is one line and has the same limit). Longer texts raise
@@ -32,7 +33,7 @@ PAPER_EXAMPLE = (
     "She currently lives at 789 Oak Drive, San Francisco. Maria has been prescribed medication and "
     "is undergoing weekly therapy sessions."
 )
-STOP_WORDS_FILE = Path(__file__).resolve().parent.parent / "assets" / "stopwords_en.txt"
+STOP_WORDS_FILE = Path(__file__).resolve().parent / "data" / "stopwords_en.txt"
 
 WORD, NUMBER, PUNCTUATION, SPACE = "word", "number", "punctuation", "space"
 _TOKEN = re.compile(
@@ -74,7 +75,7 @@ def tokenize(text: str) -> list[Token]:
 
 @functools.lru_cache(maxsize=1)
 def stop_words() -> frozenset:
-    """The English stop-word list shipped in ``assets/stopwords_en.txt`` (lower case)."""
+    """The English stop-word list shipped in ``privlib/words/data/stopwords_en.txt`` (lower case)."""
     lines = STOP_WORDS_FILE.read_text(encoding="utf-8").splitlines()
     return frozenset(w.strip().lower() for w in lines if w.strip() and not w.startswith("#"))
 
@@ -306,8 +307,6 @@ def sanitize_many(texts, mechanism=None, epsilon: float = 10.0, space=None, rng=
     """`sanitize` for several documents, results in input order, drawing from one random stream
     (deterministic for a seed). Mechanism runs are batched across documents (about
     ``batch_words`` words per call); ``progress(fraction, message)`` is called after each batch."""
-    from privlib.mechanisms import Mechanism, MultivariateLaplace, make_mechanism
-
     if space is None:
         raise ValueError("sanitize needs an embedding space (e.g. EmbeddingSpace.glove_6b_50d()).")
     if mechanism is None:

@@ -16,7 +16,8 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from privlib.validation import check_positive_int
+from privlib.core.validation import check_positive_int
+from privlib.words.search import ExactSearch
 
 #: Rows per chunk in `squared_distances` (a 2 MB float64 chunk stays in cache).
 _DISTANCE_CHUNK = 8192
@@ -232,8 +233,6 @@ class EmbeddingSpace:
     @cached_property
     def exact_search(self):
         """The exact Euclidean nearest-neighbour search over this space (built once)."""
-        from privlib.search import ExactSearch
-
         return ExactSearch(self)
 
     def nearest(self, points) -> np.ndarray:

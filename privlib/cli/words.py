@@ -12,22 +12,36 @@ import sys
 
 import numpy as np
 
-from privlib.ranks import DEFAULT_CLOSE
+from privlib.core.validation import as_generator, check_epsilon
+from privlib.presentation.words.report import choice_report
+from privlib.words.choice import Targets, WordSet, choose_epsilon, epsilon_grid
+from privlib.words.embeddings import EmbeddingSpace
+from privlib.words.experiments import epsilon_sweep, parse_epsilons, rank_experiment
+from privlib.words.mechanisms import MECHANISMS, make_mechanism
+from privlib.words.neighbours import DEFAULT_CLOSE
+from privlib.words.text import SanitisePolicy, sanitize_many
+from privlib.words.theory.neighbour_distances import (
+    neighbour_distances,
+    published_table2,
+)
+from privlib.words.theory.noisy_dot import (
+    NoisyDotProduct,
+    chebyshev_tail_bound,
+    chernoff_tail_bound,
+    thm8_half_width,
+    thm8_tail_bound,
+)
 
 EXIT_USAGE = 2
 
 
 def _space(args):
-    from privlib.embeddings import EmbeddingSpace
-
     if args.embeddings:
         return EmbeddingSpace.from_file(args.embeddings, vocab_size=args.vocab_size)
     return EmbeddingSpace.glove_6b_50d(vocab_size=args.vocab_size)
 
 
 def _mechanism(args):
-    from privlib.mechanisms import make_mechanism
-
     params = {}
     for item in args.param or []:
         key, sep, value = item.partition("=")
@@ -47,8 +61,6 @@ def _parse_value(text: str):
 
 
 def _epsilon(text: str) -> float:
-    from privlib.validation import check_epsilon
-
     try:
         value = float(text)
     except ValueError:
@@ -67,8 +79,6 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from privlib.mechanisms import MECHANISMS
-
     parser = _Parser(prog="python -m privlib", description="Word-level d_X-privacy experiments (Epsilon Lab).")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
@@ -114,7 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
     san.add_argument("--case", choices=("match", "exact"), default="match",
                      help="match: look up lower case and restore capitals (default); exact: as typed")
     san.add_argument("--keep-stop-words", action="store_true",
-                     help="leave stop words (assets/stopwords_en.txt) untouched: no budget, no protection")
+                     help="leave stop words (privlib/words/data/stopwords_en.txt) untouched: no budget, no protection")
     san.add_argument("--sanitise-numbers", action="store_true",
                      help="sanitise numbers found in the vocabulary too (default: numbers are kept)")
     san.add_argument("--progress", action="store_true", help="show a progress bar on stderr even when not a terminal")
@@ -165,9 +175,6 @@ def _progress(fraction: float, message: str) -> None:
 
 
 def _run(args) -> dict:
-    from privlib.experiments import epsilon_sweep, parse_epsilons, rank_experiment
-    from privlib.mechanisms import MECHANISMS
-
     if args.command == "mechanisms":
         return {"mechanisms": [cls().describe() for cls in MECHANISMS.values()]}
     if args.command == "dot":
@@ -193,8 +200,6 @@ def _run(args) -> dict:
 def _sanitize(args, mechanism) -> dict:
     """Sanitise the text argument or the documents of ``--input``; returns the results (the
     text output is the sanitised text, one document per line)."""
-    from privlib.text import SanitisePolicy, sanitize_many
-
     if (args.text is None) == (args.input is None):
         raise ValueError("Give exactly one of: a text to sanitise, or -i FILE (one document per line).")
     if args.input is None:
@@ -220,9 +225,6 @@ def _table2(args) -> dict:
     """Table 2 (paper §6): means of z_w_x1, z_x1_x2, z_x1_x<far> over random words, their standard
     errors, the published row when the embedding is one of the paper's, and the per-word values
     with --per-word."""
-    from privlib.neighbour_distances import neighbour_distances, published_table2
-    from privlib.validation import as_generator
-
     rng = as_generator(args.seed)  # validates the seed before the embedding is loaded
     space = _space(args)
     progress = _progress if sys.stderr.isatty() else None
@@ -237,9 +239,6 @@ def _table2(args) -> dict:
 
 def _dot(args) -> dict:
     """pdf/cdf/sf of Z at the points, its variance, and two-sided tail bounds P(|Z| > |z|)."""
-    from privlib.noisy_dot import (NoisyDotProduct, chebyshev_tail_bound, chernoff_tail_bound, thm8_half_width,
-                                   thm8_tail_bound)
-
     try:
         points = np.array([float(p) for p in args.at.split(",") if p.strip()])
     except ValueError:
@@ -365,10 +364,8 @@ def _json_default(value):
 
 
 def _choose(args, mechanism) -> dict:
-    """Choose epsilon (privlib.epsilon_choice): metrics over the grid, the inverse answers and,
+    """Choose epsilon (privlib.words.choice): metrics over the grid, the inverse answers and,
     with --report, a self-contained HTML report. Unknown words are reported on stderr."""
-    from privlib.epsilon_choice import Targets, WordSet, choose_epsilon, epsilon_grid
-
     epsilons = epsilon_grid(args.epsilons)  # argument errors before the embedding is loaded
     targets = Targets(utility=args.target_close, max_keep=args.max_keep, keep_statistic=args.keep_statistic)
     text = None
@@ -397,8 +394,6 @@ def _choose(args, mechanism) -> dict:
     result = choice.to_dict()
     if args.report:
         import datetime
-
-        from privlib.report import choice_report
 
         page = choice_report(choice, created=datetime.datetime.now().strftime("%Y-%m-%d %H:%M"))
         try:

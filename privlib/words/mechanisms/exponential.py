@@ -32,8 +32,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from privlib.mechanisms import Mechanism, Parameter, _rows_and_epsilons, register
-from privlib.validation import as_generator, check_epsilon, check_positive_int
+from privlib.core.validation import as_generator, check_epsilon, check_positive_int
+from privlib.words.mechanisms.base import Mechanism, Parameter, rows_and_epsilons
 
 #: The smallest normal float64: the floor of the probability of a legitimate output.
 _TINY = float(np.finfo(np.float64).tiny)
@@ -178,7 +178,7 @@ class _ExponentialFamily(Mechanism):
         if np.asarray(epsilon).dtype.kind not in "iuf":  # "1", True: not silently converted
             for value in np.atleast_1d(np.asarray(epsilon, dtype=object)):
                 check_epsilon(value)
-        rows, eps = _rows_and_epsilons(rows, epsilon, space)
+        rows, eps = rows_and_epsilons(rows, epsilon, space)
         self._prepare(space)
         out = np.empty(rows.size, dtype=np.int64)
         unique, inverse = np.unique(rows, return_inverse=True)
@@ -198,7 +198,6 @@ class _ExponentialFamily(Mechanism):
 
 
 # ----------------------------------------------------------------------------- SanText
-@register
 class SanText(_ExponentialFamily):
     """SanText (Yue, Du, Wang, Li, Sun, Chow, Findings ACL 2021, arXiv 2106.01221).
 
@@ -222,7 +221,6 @@ class SanText(_ExponentialFamily):
 
 
 # ----------------------------------------------------------------------------- SanText+
-@register
 class SanTextPlus(_ExponentialFamily):
     """SanText+ (Yue et al., Findings ACL 2021, arXiv 2106.01221; spec mechanisms.md §5).
 
@@ -290,7 +288,6 @@ class SanTextPlus(_ExponentialFamily):
 
 
 # ----------------------------------------------------------------------------- TEM
-@register
 class TEM(_ExponentialFamily):
     """Truncated Exponential Mechanism (Carvalho, Vasiloudis, Feyisetan, Wang, SDM 2023,
     arXiv 2107.07928; spec mechanisms.md §4).
@@ -529,7 +526,6 @@ def build_groups(vectors, sq_norms, k: int, block: int | None = None) -> CusText
     return CusTextGroups(k, n, group_of, members, offsets_arr, time.perf_counter() - started)
 
 
-@register
 class CusText(_ExponentialFamily):
     """CusText (Chen, Mo, Wang, Chen, Nie, Wang, Cui, Findings ACL 2023; spec mechanisms.md §6),
     GloVe/Euclidean branch with the conservative (shared output set) mapping.

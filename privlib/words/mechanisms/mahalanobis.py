@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from privlib.mechanisms import (
-    SAMPLE_BATCH, Mechanism, MultivariateLaplace, Parameter, _rows_and_epsilons, laplace_noise, register,
-)
-from privlib.validation import as_generator, check_epsilon, check_positive_int
+from privlib.core.noise import laplace_noise
+from privlib.core.validation import as_generator, check_epsilon, check_positive_int
+from privlib.words.mechanisms.base import SAMPLE_BATCH, Mechanism, Parameter, rows_and_epsilons
+from privlib.words.mechanisms.laplace import MultivariateLaplace
 
 #: Default lam for the Mahalanobis mechanism (and Vickrey on a Mahalanobis base). 0.2 is MLDP's
 #: value (pypantera and the ECIR code use 1, i.e. no regularisation). Why 0.2: the Euclidean
@@ -194,7 +194,6 @@ class _BatchedMechanism(Mechanism):
         return self.sample_many(space, np.full(size, index, dtype=np.int64), epsilon, rng)
 
 
-@register
 class Mahalanobis(_BatchedMechanism):
     """The Mahalanobis mechanism of Xu et al. (PrivateNLP 2020), spec mechanisms.md §2.
 
@@ -244,7 +243,7 @@ class Mahalanobis(_BatchedMechanism):
     def sample_many(self, space, rows, epsilon, rng=None) -> np.ndarray:
         """One output for each input row; ``epsilon`` is one value or one per row."""
         rng = as_generator(rng)
-        rows, eps = _rows_and_epsilons(rows, epsilon, space)
+        rows, eps = rows_and_epsilons(rows, epsilon, space)
         cov = self.covariance(space)
         out = np.empty(rows.size, dtype=np.int64)
         for sl, points in _noisy_batches(space, rows, eps, lambda e, m: mahalanobis_noise(cov, e, m, rng)):
@@ -267,7 +266,6 @@ def second_probability(d1, d2, t: float) -> np.ndarray:
     return p
 
 
-@register
 class Vickrey(_BatchedMechanism):
     """The Vickrey mechanism of Xu et al. (PrivateNLP 2021), spec mechanisms.md §3.
 
@@ -339,7 +337,7 @@ class Vickrey(_BatchedMechanism):
     def sample_many(self, space, rows, epsilon, rng=None) -> np.ndarray:
         """One output for each input row; ``epsilon`` is one value or one per row."""
         rng = as_generator(rng)
-        rows, eps = _rows_and_epsilons(rows, epsilon, space)
+        rows, eps = rows_and_epsilons(rows, epsilon, space)
         out = np.empty(rows.size, dtype=np.int64)
         for sl, points in _noisy_batches(space, rows, eps, self._noise_fn(space, rng)):
             out[sl] = self.select(space, points, rng)

@@ -8,7 +8,7 @@
   simulated beside them.
 * Fig. 3 — geo-indistinguishability on a map (Andrés et al. 2013): planar Laplace noise added to
   a place, output the nearest place of a small built-in map (approximate US state centres,
-  assets/us_state_centres.csv). An isolated place (Hawaii) keeps itself at epsilons where a
+  privlib/words/data/us_state_centres.csv). An isolated place (Hawaii) keeps itself at epsilons where a
   place among neighbours (Kansas) is already replaced by a neighbour.
 * Fig. 4 — the planar (n = 2) noise itself: radius R ~ Gamma(2, scale 1/epsilon), angle uniform.
 
@@ -24,7 +24,9 @@ from pathlib import Path
 
 import numpy as np
 
-from privlib.validation import as_generator, check_epsilon, check_positive_int
+from privlib.core.noise import laplace_noise
+from privlib.core.validation import as_generator, check_epsilon, check_positive_int
+from privlib.words.theory.noisy_dot import NoiseRadius
 
 #: Fig. 1: the true value (the size of the GloVe vocabulary) and the close-neighbour cut-off.
 TRUE_VALUE_1D = 400_000
@@ -32,8 +34,8 @@ CLOSE_1D = 100
 #: The two integer-valued Laplace mechanisms of `laplace_1d_proportions`.
 KINDS_1D = ("rounded", "geometric")
 
-ASSETS = Path(__file__).resolve().parent.parent / "assets"
-US_STATES_CSV = ASSETS / "us_state_centres.csv"
+DATA = Path(__file__).resolve().parent.parent / "data"
+US_STATES_CSV = DATA / "us_state_centres.csv"
 #: Mean Earth radius (km) of the spherical projection of `PointMap.us_states`.
 EARTH_RADIUS_KM = 6371.0
 #: Projection centre of the US map: the geographic centre of the contiguous states (near
@@ -62,7 +64,7 @@ class Laplace1DProportions:
     """Proportions original / close / distant of the 1-D integer Laplace mechanism against
     epsilon (paper Fig. 1), exact (``samples`` = 0) or simulated.
 
-    Has the attributes `privlib.figures.proportions_vs_epsilon` reads from an EpsilonSweep
+    Has the attributes `privlib.presentation.words.figures.proportions_vs_epsilon` reads from an EpsilonSweep
     (``epsilons``, ``proportions``, ``standard_errors()``), so one chart shows both.
     """
 
@@ -193,7 +195,7 @@ class PointMap:
 
     @classmethod
     def us_states(cls) -> "PointMap":
-        """The 50 US states at their approximate centres (assets/us_state_centres.csv; see that
+        """The 50 US states at their approximate centres (privlib/words/data/us_state_centres.csv; see that
         file for the source), projected to km with `azimuthal_equidistant` around the centre of
         the contiguous US. Hawaii (about 3,900 km from California) and Alaska are the islands;
         Kansas sits among neighbours about 300 km away."""
@@ -261,8 +263,6 @@ def keep_rates(point_map: PointMap, epsilons, samples: int = 2000, rng=None, pro
     output the place itself. For two places d apart this is exactly F_Z(d/2) with
     Z = NoisyDotProduct(2, eps) (Eq. 18 in two dimensions). ``progress(fraction, message)`` per epsilon.
     """
-    from privlib.mechanisms import laplace_noise
-
     eps = _epsilon_array(epsilons)
     samples = check_positive_int(samples, "samples", minimum=1, maximum=1_000_000)
     rng = as_generator(rng)
@@ -299,15 +299,11 @@ class PlanarNoise:
 
     @property
     def radius_law(self):
-        from privlib.noisy_dot import NoiseRadius
-
         return NoiseRadius(2, self.epsilon)
 
 
 def planar_noise(epsilon: float, samples: int = 5000, rng=None) -> PlanarNoise:
     """``samples`` draws of `laplace_noise`(2, epsilon) (the noise the map mechanism adds)."""
-    from privlib.mechanisms import laplace_noise
-
     epsilon = check_epsilon(epsilon)
     samples = check_positive_int(samples, "samples", minimum=1, maximum=1_000_000)
     noise = laplace_noise(2, epsilon, samples, as_generator(rng))

@@ -401,7 +401,7 @@ def epsilon_tradeoff(results, answers=None, privacy: str = "unchanged", utility:
     bands (±2 SE) on both axes, recommended epsilons ringed.
 
     ``results``: objects with ``label``, ``epsilons``, ``values`` and ``bands`` (metric -> arrays,
-    e.g. `privlib.epsilon_choice.MechanismMetrics`); ``answers``: matching objects with a boolean
+    e.g. `privlib.words.choice.MechanismMetrics`); ``answers``: matching objects with a boolean
     ``recommended`` over the grid, or None.
     """
     fig = go.Figure()

@@ -1,4 +1,4 @@
-"""Self-contained HTML report of an epsilon choice (`privlib.epsilon_choice.EpsilonChoice`).
+"""Self-contained HTML report of an epsilon choice (`privlib.words.choice.EpsilonChoice`).
 
 One file that opens offline in any browser: the charts are Plotly figures with plotly.js
 inlined once (no CDN, no external link needed), the tables are plain HTML, and every input of
@@ -14,8 +14,8 @@ from importlib import metadata
 
 import numpy as np
 
-from privlib import figures
-from privlib.epsilon_choice import BAND_SE, METRICS, SCOPES, VOCABULARY, EpsilonChoice
+from privlib.presentation.words import figures
+from privlib.words.choice import BAND_SE, METRICS, SCOPES, VOCABULARY, EpsilonChoice
 
 #: Charts of a choice, in order: (key, metric, title). The trade-off chart comes first.
 METRIC_CHARTS = (
@@ -137,7 +137,7 @@ def choice_report(choice: EpsilonChoice, privacy_metric: str = "unchanged", crea
     """The report as one HTML string (pure: the same choice gives the same text). ``created``
     (e.g. a timestamp) is printed when given."""
     if not isinstance(choice, EpsilonChoice):
-        raise ValueError("choice_report needs an EpsilonChoice (from privlib.epsilon_choice.choose_epsilon).")
+        raise ValueError("choice_report needs an EpsilonChoice (from privlib.words.choice.choose_epsilon).")
     t, emb, ws = choice.targets, choice.embedding, choice.words
     wording = t.describe(choice.close)
     parts = [f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{_e(title)}</title>"

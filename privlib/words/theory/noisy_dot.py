@@ -42,7 +42,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy import integrate, optimize, special, stats
 
-from privlib.validation import as_generator, check_epsilon, check_positive_int
+from privlib.core.validation import as_generator, check_epsilon, check_positive_int
 
 __all__ = [
     "AngularComponent",
@@ -905,7 +905,7 @@ def chernoff_tail_bound(n, epsilon, threshold, two_sided: bool = True):
 def empirical_dot_products(noise, direction, normalise: bool = True) -> np.ndarray:
     """Dot products of noise vectors with a word vector w.
 
-    noise: (m, n) array (one noise vector per row, e.g. privlib.mechanisms.laplace_noise) or (n,).
+    noise: (m, n) array (one noise vector per row, e.g. privlib.words.mechanisms.laplace_noise) or (n,).
     normalise=True returns <eta, w/||w||>, which has exactly the law of Z (NoisyDotProduct(n, eps));
     normalise=False returns <eta, w>, whose law is that of ||w|| Z.
     """

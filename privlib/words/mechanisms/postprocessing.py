@@ -24,9 +24,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from privlib.mechanisms import Mechanism, MultivariateLaplace, Parameter, _rows_and_epsilons, register
-from privlib.ranks import DEFAULT_CLOSE, neighbour_ranks
-from privlib.validation import as_generator, check_epsilon, check_positive_int
+from privlib.core.validation import as_generator, check_epsilon, check_positive_int
+from privlib.words.mechanisms.base import Mechanism, Parameter, rows_and_epsilons
+from privlib.words.mechanisms.laplace import MultivariateLaplace
+from privlib.words.neighbours import DEFAULT_CLOSE, neighbour_order_prefixes, neighbour_ranks, words_at_ranks
 
 #: Default c for GloVe 6B 50d (all 400,000 words), chosen by `calibrate_c`: the c that maximises
 #: the proportion of close outputs (ranks 1..100 of the input word) at epsilon_ref = 10, the
@@ -42,22 +43,6 @@ DEFAULT_C = 0.005
 #: epsilon at which `DEFAULT_C` was calibrated (see above).
 CALIBRATION_EPSILON = 10.0
 
-#: Pivots whose neighbour order is computed together (their scores are computed `_SCORE_CHUNK`
-#: words at a time: a 16 MB float32 block).
-PIVOT_BLOCK = 128
-
-#: `_prefixes_fast` guesses each pivot's score threshold from an evenly spaced sample of about
-#: this many words, at `_THRESHOLD_SLACK` times the wanted fraction of words (plus 16), then keeps
-#: the words below the guess in one pass over `_SCORE_CHUNK` words at a time (a cache-sized
-#: score block) instead of partitioning a full score row per pivot.
-_THRESHOLD_SAMPLE = 8192
-_THRESHOLD_SLACK = 2.0
-_SCORE_CHUNK = 32_768
-
-#: Vocabularies up to this size get each pivot's order from the float64 distances of all words
-#: directly (cheap there); larger ones use a float32 pre-selection (`_prefixes_fast`).
-DIRECT_MAX_WORDS = 50_000
-
 #: Exponential draws above this are replaced by this value plus a fresh draw (memorylessness), so
 #: the rank law has no float64 cut-off: every rank keeps a positive probability (mechanisms.md §9 (6)).
 _EXP_REDRAW = 30.0
@@ -66,7 +51,6 @@ _EXP_REDRAW = 30.0
 #: underflow log(1 - e^{-a}); at such rates the law is uniform to double precision anyway).
 _MIN_RATE = 1e-290
 
-_UNIT_ROUNDOFF64 = 2.0**-53
 
 
 # ----------------------------------------------------------------------------- the rank law
@@ -121,177 +105,7 @@ def sample_ranks(n_words: int, rates, rng=None) -> np.ndarray:
     return ranks_from_exponentials(e + offset, rates, n_words)
 
 
-# ----------------------------------------------------------------------------- neighbour orders
-def neighbour_order_prefixes(space, rows, lengths, method: str = "auto"):
-    """For each row, ``neighbour_ranks(space, row).order[:length]`` — the same words in the same
-    order (rank 0 = the row itself, ties by row index) — without sorting the whole vocabulary.
-
-    Yields (position in ``rows``, prefix) pairs, PIVOT_BLOCK rows at a time, so a caller can use
-    and drop each prefix (memory stays bounded for many long prefixes).
-    ``method``: "direct" (float64 distances to every word, `_prefix_direct`), "fast" (float32
-    pre-selection, `_prefixes_fast`, exact with a fallback to direct) or "auto" (direct on small
-    vocabularies or prefixes longer than N/4, fast otherwise).
-    """
-    if method not in ("auto", "direct", "fast"):
-        raise ValueError(f"method must be 'auto', 'direct' or 'fast', got {method!r}.")
-    rows = np.atleast_1d(np.asarray(rows, dtype=np.int64))
-    n = len(space)
-    lengths = np.clip(np.broadcast_to(np.asarray(lengths, dtype=np.int64), rows.shape), 1, n)
-    if rows.size and (rows.min() < 0 or rows.max() >= n):
-        raise ValueError(f"Word rows must be between 0 and {n - 1}.")
-    if method == "direct" or (method == "auto" and n <= DIRECT_MAX_WORDS):
-        direct = np.ones(rows.size, dtype=bool)
-    elif method == "fast":
-        direct = lengths >= n  # the fast path needs one word beyond the prefix
-    else:
-        direct = lengths > n // 4
-    return _iter_prefixes(space, rows, lengths, direct)
-
-
-def _iter_prefixes(space, rows, lengths, direct):
-    for i in np.flatnonzero(direct):
-        yield int(i), _prefix_direct(space, int(rows[i]), int(lengths[i]))
-    fast = np.flatnonzero(~direct)
-    for b in range(0, fast.size, PIVOT_BLOCK):
-        block = fast[b:b + PIVOT_BLOCK]
-        for i, prefix in zip(block, _prefixes_fast(space, rows[block], lengths[block])):
-            if prefix is None:  # a near-tie the float32 route cannot order for certain
-                prefix = _prefix_direct(space, int(rows[i]), int(lengths[i]))
-            yield int(i), prefix
-
-
-def _prefix_direct(space, row: int, length: int) -> np.ndarray:
-    """``neighbour_ranks(space, row).order[:length]`` from the very same float64 distances
-    (`EmbeddingSpace.squared_distances` of one row) and tie rule, by partition instead of a sort:
-    the words strictly below the length-th smallest distance t, then those at exactly t in row
-    order (as a stable sort puts them), then sorted by (distance, row)."""
-    d = space.squared_distances(row)[0]
-    d[row] = -1.0  # the word itself is rank 0, as in neighbour_ranks
-    if length >= d.size:
-        return np.argsort(d, kind="stable")
-    t = np.partition(d, length - 1)[length - 1]
-    less = np.flatnonzero(d < t)
-    equal = np.flatnonzero(d == t)[: length - less.size]
-    take = np.concatenate([less, equal])
-    return take[np.lexsort((take, d[take]))]
-
-
-def _prefixes_fast(space, rows, lengths) -> list:
-    """The prefixes of `_prefix_direct` for a block of rows, each list entry an array, or None
-    where this route cannot certify the order (then the caller uses `_prefix_direct`).
-
-    1. Candidates: float32 scores s(x) = ||x||^2 - 2<p, x> of every word (the `ExactSearch`
-       augmented matrix); each is within tau of its exact value (ExactSearch's bound). With t =
-       the (k+1)-th smallest float32 score (k = length), every word whose exact rank is <= k has
-       a float32 score <= t + 2 tau: those are the candidates. t is found without partitioning
-       all N scores: a guess g >= t is read off the scores of an evenly spaced sample of words
-       (`_THRESHOLD_SAMPLE`), then one pass over the words in cache-sized chunks keeps only the
-       scores <= g + 2 tau; t is the (k+1)-th smallest of those when at least k + 1 of them are
-       <= g (so the k + 1 smallest scores of all are among them), and otherwise the row's whole
-       score row is used (`_candidates_from_row`). Same t, same candidates either way.
-    2. The candidates' float64 squared distances, by the formula of `squared_distances`
-       (||p||^2 + ||x||^2 - 2<p, x>, clipped at 0; only the summation order of <p, x> differs),
-       sorted by (distance, row) with the row itself first.
-    3. Certificate: both float64 computations are within e = (n + 2) u (||p|| + X)^2 of the exact
-       value (X = the largest word norm), so when each of the first k + 1 sorted distances is
-       more than margin = 8 (n + 2) u (||p|| + X)^2 > 4e above the previous one, neighbour_ranks
-       orders these words, and the boundary to the rest, the same way. Otherwise (an exact or
-       near tie inside the prefix, e.g. duplicate vectors) the row gets None.
-    """
-    search = space.exact_search
-    augmented = search._augmented
-    n, dim = len(space), space.dim
-    rows = np.asarray(rows, dtype=np.int64)
-    lengths = np.asarray(lengths, dtype=np.int64)
-    p64 = space.vectors[rows].astype(np.float64)
-    queries = np.empty((rows.size, dim + 1), dtype=np.float32)
-    queries[:, :dim] = -2.0 * p64  # exact: -2 times a float32 value
-    queries[:, dim] = 1.0
-    norms = np.sqrt(space.sq_norms[rows])
-    tau = search._tau_factor * (2.0 * norms * search._max_norm + search._max_norm**2)
-    margin = 8 * (dim + 2) * _UNIT_ROUNDOFF64 * (norms + search._max_norm) ** 2
-
-    # 1a. a guess g_i >= t_i from a sample of the scores (inf: no useful guess, use the whole row)
-    sample = queries @ augmented[:: max(1, n // _THRESHOLD_SAMPLE)].T
-    m = sample.shape[1]
-    position = np.ceil((lengths + 1) * (m / n) * _THRESHOLD_SLACK).astype(np.int64) + 16
-    guess = np.full(rows.size, np.inf, dtype=np.float32)
-    for i in np.flatnonzero(position < m):
-        guess[i] = np.partition(sample[i], position[i])[position[i]]
-    # 1b. one pass over the words keeps the scores <= g + 2 tau (rounded up)
-    filtered = np.flatnonzero(np.isfinite(guess))
-    keep = _round_up(guess[filtered] + 2.0 * tau[filtered])
-    kept_rows, kept_cols, kept_scores = [], [], []
-    for start in range(0, n, _SCORE_CHUNK):
-        scores = queries[filtered] @ augmented[start:start + _SCORE_CHUNK].T
-        flat = np.flatnonzero(scores <= keep[:, None])  # 10x faster than a 2-D np.nonzero
-        r, c = np.divmod(flat, scores.shape[1])
-        kept_rows.append(r)
-        kept_cols.append(c + start)
-        kept_scores.append(scores[r, c])
-    r, c, sc = (np.concatenate(a) if a else np.empty(0) for a in (kept_rows, kept_cols, kept_scores))
-    by_row = np.argsort(r, kind="stable")  # rows ascend within a chunk, not across chunks
-    r, c, sc = r[by_row], c[by_row], sc[by_row]
-    bounds = np.searchsorted(r, np.arange(filtered.size + 1))
-    found = {int(i): (c[bounds[j]:bounds[j + 1]], sc[bounds[j]:bounds[j + 1]]) for j, i in enumerate(filtered)}
-
-    out = []
-    for i, (row, k) in enumerate(zip(rows, lengths)):
-        cols, scores = found.get(i, (None, None))
-        if cols is None or np.count_nonzero(scores <= guess[i]) < k + 1:  # no guess, or it fell short
-            cols, scores = np.arange(n), queries[i] @ augmented.T
-        t = float(np.partition(scores, k)[k])
-        out.append(_certified_prefix(space, int(row), int(k), cols[scores <= _round_up(t + 2.0 * tau[i])],
-                                     p64[i], margin[i]))
-    return out
-
-
-def _certified_prefix(space, row: int, k: int, cand, p64, margin: float):
-    """Steps 2 and 3 of `_prefixes_fast`: the k nearest of the candidates ``cand`` to ``row``
-    (vector ``p64``) by float64 squared distance, (distance, row) order, the row itself first; or
-    None when two of the first k + 1 distances are within ``margin`` (the order is not certain)."""
-    d = space.vectors[cand].astype(np.float64) @ p64
-    d *= -2.0
-    d += space.sq_norms[cand]
-    d += space.sq_norms[row]
-    np.maximum(d, 0.0, out=d)
-    d[cand == row] = -1.0
-    order = np.lexsort((cand, d))[: k + 1]
-    return cand[order[:k]] if np.all(np.diff(d[order]) > margin) else None
-
-
-def _round_up(values):
-    """float32 values rounded up past any rounding of the sum that made them (a limit that must
-    not exclude a score equal to it)."""
-    return np.nextafter(np.asarray(values, dtype=np.float32), np.float32(np.inf))
-
-
-def words_at_ranks(space, pivots, ranks) -> np.ndarray:
-    """The word of rank ``ranks[i]`` among the neighbours of ``pivots[i]`` (rank_{x*} of
-    `neighbour_ranks`), for all i, int64. Each distinct pivot's order is computed once, and only
-    up to the largest rank asked of it."""
-    pivots = np.atleast_1d(np.asarray(pivots, dtype=np.int64))
-    ranks = np.atleast_1d(np.asarray(ranks, dtype=np.int64))
-    if pivots.shape != ranks.shape:
-        raise ValueError(f"Give one rank per pivot: {pivots.size} pivots, {ranks.size} ranks.")
-    out = np.empty(pivots.size, dtype=np.int64)
-    if pivots.size == 0:
-        return out
-    if ranks.min() < 0 or ranks.max() >= len(space):
-        raise ValueError(f"Ranks must be between 0 and {len(space) - 1}.")
-    unique, inverse = np.unique(pivots, return_inverse=True)
-    need = np.zeros(unique.size, dtype=np.int64)
-    np.maximum.at(need, inverse, ranks)
-    by_pivot = np.argsort(inverse, kind="stable")
-    groups = np.split(by_pivot, np.cumsum(np.bincount(inverse, minlength=unique.size))[:-1])
-    for g, prefix in neighbour_order_prefixes(space, unique, need + 1):
-        members = groups[g]
-        out[members] = prefix[ranks[members]]
-    return out
-
-
 # ----------------------------------------------------------------------------- the mechanism
-@register
 class PostProcessingFix(Mechanism):
     """The paper's fix (§7): pivot x* = exact NN of phi(w) + Z (Z multivariate Laplace,
     `MultivariateLaplace`), then x with P(x | x*) = q^r (1 - q)/(1 - q^N), q = e^{-c·eps},
@@ -337,7 +151,7 @@ class PostProcessingFix(Mechanism):
     def post_process(self, space, pivots, epsilon, rng=None) -> np.ndarray:
         """The fix's second step: one output per pivot row (``epsilon`` one value or one per
         pivot), int64. Reads nothing but the pivots and the public embedding."""
-        pivots, eps = _rows_and_epsilons(pivots, epsilon)
+        pivots, eps = rows_and_epsilons(pivots, epsilon)
         if pivots.size and (pivots.min() < 0 or pivots.max() >= len(space)):
             raise ValueError(f"Pivot rows must be between 0 and {len(space) - 1}.")
         rng = as_generator(rng)
@@ -371,7 +185,7 @@ class PostProcessingFix(Mechanism):
         """One output for each input row; ``epsilon`` is one value or one per row. Pivots come
         from one batched search; each distinct pivot's neighbour order is computed once."""
         rng = as_generator(rng)
-        rows, eps = _rows_and_epsilons(rows, epsilon, space)
+        rows, eps = rows_and_epsilons(rows, epsilon, space)
         pivots = self._pivot_mechanism.sample_many(space, rows, eps, rng)
         return self.post_process(space, pivots, eps, rng)
 

@@ -16,9 +16,9 @@ F_Z(z_{w,x1}) climbs from 1/2 to 1 at epsilons where F_Z(z_{x1,x2}) is still clo
 once the noise is small enough to lose against the word itself, the word wins; and while it is
 large, the order among the neighbours is a coin toss (paper §6).
 
-Neighbour order: exactly that of `privlib.ranks.neighbour_ranks` (float64 distances, the word
+Neighbour order: exactly that of `privlib.words.neighbours.neighbour_ranks` (float64 distances, the word
 itself at rank 0, ties by row index), computed for the first ``far + 1`` ranks only by
-`privlib.postprocessing.neighbour_order_prefixes` (float32 pre-selection by matrix products in
+`privlib.words.mechanisms.postprocessing.neighbour_order_prefixes` (float32 pre-selection by matrix products in
 blocks of rows, bounded memory, partition instead of a full sort, float64 re-score, stable
 (distance, row) order, certified against near-ties with a fallback to the single-row
 computation). The distances reported are then recomputed from float64 differences.
@@ -31,7 +31,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from privlib.validation import as_generator, check_epsilon, check_positive_int
+from privlib.core.validation import as_generator, check_epsilon, check_positive_int
+from privlib.words.embeddings import GLOVE_6B_50D
+from privlib.words.mechanisms import MultivariateLaplace
+from privlib.words.neighbours import neighbour_order_prefixes
+from privlib.words.theory.noisy_dot import NoisyDotProduct
 
 #: The paper's far neighbour for Table 2: x_101 (ranks 1..100 are the "close" neighbours).
 FAR_RANK = 101
@@ -203,8 +207,6 @@ def neighbour_distances(space, words=5000, far: int = FAR_RANK, rng=None, progre
     ValueError when the vocabulary has fewer than far + 1 words (the word and its ``far``
     nearest neighbours are needed) or ``far`` < 2.
     """
-    from privlib.postprocessing import neighbour_order_prefixes
-
     n_words = len(space)
     far = check_positive_int(far, "far (the rank of the far neighbour)", minimum=2)
     if n_words < far + 1:
@@ -263,8 +265,6 @@ def published_table2(space) -> dict | None:
     embeddings of the published GloVe-Wiki rows: GloVe 6B (all 400,000 words) in 50, 100, 200
     or 300 dimensions (the built-in GloVe 6B 50d, or a file named like glove.6B.100d.txt).
     Returns {"paper": (3 means), "artifact": (3 means), "dim": n} or None."""
-    from privlib.embeddings import GLOVE_6B_50D
-
     if len(space) != GLOVE_6B_WORDS or space.dim not in PUBLISHED_TABLE2:
         return None
     name = space.name
@@ -335,8 +335,6 @@ def win_probabilities(table: NeighbourDistances, epsilons, progress=None) -> Win
     """F_Z(z_{w,x1}) and F_Z(z_{x1,x2}) for each word of ``table`` and each epsilon, computed with
     the exact CDF of the noisy dot product, `NoisyDotProduct(n, eps).cdf` (no Monte Carlo),
     n = the embedding's dimension. ``progress(fraction, message)`` is called per epsilon."""
-    from privlib.noisy_dot import NoisyDotProduct
-
     eps = _check_epsilons(epsilons)
     z_w, z_12 = table.z_w_x1, table.z_x1_x2
     defined = ~np.isnan(z_12)
@@ -406,9 +404,6 @@ def mechanism_frequencies(space, table: NeighbourDistances, epsilons, words: int
     count outputs equal to the word and to its nearest neighbour; with the exact predictions of
     Eq. 18, 20, 21 for the same words (see `MechanismFrequencies`). ``table`` must have been
     computed on ``space``. ``progress(fraction, message)`` is called per epsilon."""
-    from privlib.mechanisms import MultivariateLaplace
-    from privlib.noisy_dot import NoisyDotProduct
-
     if table.vocab_size != len(space) or table.embedding != space.name or table.dim != space.dim:
         raise ValueError("The neighbour-distance table was computed on another embedding: recompute it on this one.")
     eps = _check_epsilons(epsilons)

@@ -1,0 +1,63 @@
+"""privlib.core — the topic-free DP pieces every topic needs, once; imports nothing else of privlib.
+
+Every topic (word-level text privacy, random projections, label DP, private ERM) builds on these;
+they depend only on numpy, scipy and the standard library:
+
+- `validation`: argument checks with helpful messages (epsilon, delta, probabilities, ranges,
+  epsilon grids) and seeded random generators;
+- `noise`: noise distributions (multivariate and scalar Laplace, Gaussian, two-sided geometric);
+- `calibration`: noise scales for a target (epsilon, delta) — the analytic Gaussian mechanism
+  (Balle & Wang 2018), the classical and Kenthapadi et al. bounds, the Laplace scale — and the
+  exact privacy curve of a Gaussian mechanism;
+- `randomised_response`: k-ary randomised response (binary when classes = 2; label DP);
+- `composition`: a privacy budget under basic sequential composition;
+- `statistics`: binomial standard errors and Wilson score intervals.
+"""
+from privlib.core.calibration import (
+    analytic_gaussian_delta,
+    analytic_gaussian_epsilon,
+    analytic_gaussian_sigma,
+    classical_gaussian_sigma,
+    kenthapadi_gaussian_sigma,
+    laplace_scale,
+)
+from privlib.core.composition import PrivacyBudget, Spend
+from privlib.core.noise import gaussian_noise, geometric_noise, laplace_noise, laplace_scalar_noise
+from privlib.core.randomised_response import RandomisedResponse
+from privlib.core.statistics import binomial_standard_error, wilson_interval
+from privlib.core.validation import (
+    as_generator,
+    check_delta,
+    check_epsilon,
+    check_epsilons,
+    check_positive_int,
+    check_probability,
+    check_range,
+    parse_epsilon_grid,
+)
+
+__all__ = [
+    "PrivacyBudget",
+    "RandomisedResponse",
+    "Spend",
+    "analytic_gaussian_delta",
+    "analytic_gaussian_epsilon",
+    "analytic_gaussian_sigma",
+    "as_generator",
+    "binomial_standard_error",
+    "check_delta",
+    "check_epsilon",
+    "check_epsilons",
+    "check_positive_int",
+    "check_probability",
+    "check_range",
+    "classical_gaussian_sigma",
+    "gaussian_noise",
+    "geometric_noise",
+    "kenthapadi_gaussian_sigma",
+    "laplace_noise",
+    "laplace_scalar_noise",
+    "laplace_scale",
+    "parse_epsilon_grid",
+    "wilson_interval",
+]

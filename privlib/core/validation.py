@@ -1,0 +1,176 @@
+"""Shared argument checks and random-generator handling (one home for each)."""
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+
+def check_epsilon(epsilon, allow_zero: bool = False) -> float:
+    """Return epsilon as a float, or raise ValueError saying what a valid epsilon is.
+
+    d_X-privacy needs 0 < epsilon < inf: epsilon = 0 would mean infinite noise, and a
+    smaller epsilon means more privacy (more noise). ``allow_zero=True`` also accepts 0, for
+    mechanisms where epsilon = 0 is a well-defined (useless but private) output, e.g. randomised
+    response answering uniformly at random.
+    """
+    if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real):
+        raise ValueError(f"epsilon must be a number, got {epsilon!r}.")
+    value = float(epsilon)
+    if allow_zero and value == 0:
+        return 0.0
+    if allow_zero and (not math.isfinite(value) or value < 0):
+        raise ValueError(
+            f"epsilon must be a finite number of at least 0 (0 = no information released, smaller = "
+            f"more privacy), got {epsilon!r}."
+        )
+    if not math.isfinite(value) or value <= 0:
+        raise ValueError(
+            f"epsilon must be a finite number greater than 0 (smaller = more privacy), got {epsilon!r}."
+        )
+    return value
+
+
+def check_positive_int(value, name: str, minimum: int = 1, maximum: int | None = None) -> int:
+    """Return value as an int within [minimum, maximum], or raise a ValueError naming it."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        if isinstance(value, numbers.Real) and not isinstance(value, bool) and float(value).is_integer():
+            value = int(value)
+        else:
+            raise ValueError(f"{name} must be a whole number, got {value!r}.")
+    value = int(value)
+    if value < minimum or (maximum is not None and value > maximum):
+        upper = f" and at most {maximum:,}" if maximum is not None else ""
+        raise ValueError(f"{name} must be at least {minimum:,}{upper}, got {value:,}.")
+    return value
+
+
+def as_generator(seed=None) -> np.random.Generator:
+    """A numpy Generator from a seed, an existing Generator, or None.
+
+    None gives a generator seeded from fresh OS entropy (never a fixed default), so an
+    unseeded run is as unpredictable as numpy can make it; seeds are for reproducibility.
+    """
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if seed is None:
+        return np.random.default_rng()
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or int(seed) < 0:
+        raise ValueError(f"seed must be a non-negative whole number or None, got {seed!r}.")
+    return np.random.default_rng(int(seed))
+
+
+def _check_real(value, name: str) -> float:
+    """value as a finite float, or a ValueError naming it (bools are not numbers here)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a number, got {value!r}.")
+    result = float(value)
+    if not math.isfinite(result):
+        raise ValueError(f"{name} must be a finite number, got {value!r}.")
+    return result
+
+
+def check_delta(delta, allow_zero: bool = False) -> float:
+    """Return delta as a float, or raise ValueError saying what a valid delta is.
+
+    In (epsilon, delta)-DP, delta is the probability mass on which the epsilon guarantee may fail,
+    so it must satisfy 0 < delta < 1 (0 <= delta < 1 with ``allow_zero``: delta = 0 is pure
+    epsilon-DP); in practice it should be much smaller than 1/n for n people.
+    """
+    lower = "0 <= delta < 1" if allow_zero else "0 < delta < 1"
+    message = (
+        f"delta must be a number with {lower} (delta is the probability that the epsilon guarantee "
+        f"fails; use much less than 1/n for n people, e.g. 1e-6), got {delta!r}."
+    )
+    if isinstance(delta, bool) or not isinstance(delta, numbers.Real):
+        raise ValueError(message)
+    value = float(delta)
+    if not math.isfinite(value) or value >= 1 or value < 0 or (value == 0 and not allow_zero):
+        raise ValueError(message)
+    return value
+
+
+def check_probability(p, name: str, open_low: bool = False, open_high: bool = False) -> float:
+    """Return p as a float in [0, 1] (an end excluded when ``open_low`` / ``open_high``), or raise
+    a ValueError naming it and the allowed interval."""
+    interval = f"{'(' if open_low else '['}0, 1{')' if open_high else ']'}"
+    if isinstance(p, bool) or not isinstance(p, numbers.Real):
+        raise ValueError(f"{name} must be a probability in {interval}, got {p!r}.")
+    value = float(p)
+    if (not math.isfinite(value) or value < 0 or value > 1 or (open_low and value == 0)
+            or (open_high and value == 1)):
+        raise ValueError(f"{name} must be a probability in {interval}, got {p!r}.")
+    return value
+
+
+def check_range(value, name: str, low: float | None = None, high: float | None = None,
+                low_inclusive: bool = True, high_inclusive: bool = True) -> float:
+    """Return value as a finite float within the bounds, or raise a ValueError naming it.
+
+    ``low`` / ``high`` = None leave that side unbounded; ``low_inclusive`` / ``high_inclusive``
+    say whether the bound itself is allowed.
+    """
+    result = _check_real(value, name)
+    too_low = low is not None and (result < low or (not low_inclusive and result == low))
+    too_high = high is not None and (result > high or (not high_inclusive and result == high))
+    if too_low or too_high:
+        bounds = []
+        if low is not None:
+            bounds.append(f"{'at least' if low_inclusive else 'greater than'} {low:g}")
+        if high is not None:
+            bounds.append(f"{'at most' if high_inclusive else 'less than'} {high:g}")
+        raise ValueError(f"{name} must be a number {' and '.join(bounds)}, got {value!r}.")
+    return result
+
+
+def check_epsilons(values) -> np.ndarray:
+    """A non-empty 1-D float64 array of valid epsilons (each checked by ``check_epsilon``), from a
+    number or a 1-D sequence; ValueError otherwise."""
+    try:
+        array = np.asarray(values, dtype=object)
+    except ValueError:
+        array = None
+    if array is None or array.ndim > 1:
+        raise ValueError(f"epsilons must be a number or a flat list of numbers, got {values!r}.")
+    items = np.atleast_1d(array).tolist()
+    if not items:
+        raise ValueError("epsilons is empty: give at least one epsilon.")
+    return np.array([check_epsilon(e) for e in items], dtype=np.float64)
+
+
+def parse_epsilon_grid(text: str, max_values: int = 1000) -> np.ndarray:
+    """Parse an epsilon grid: "1:30" (integers 1..30), "1:30:0.5" (start:stop:step, stop
+    included), or a comma list "0.5,1,2"; at most ``max_values`` values, each a valid epsilon."""
+    max_values = check_positive_int(max_values, "max_values")
+    text = str(text).strip()
+    try:
+        if ":" in text:
+            parts = [float(p) for p in text.split(":")]
+            if len(parts) not in (2, 3):
+                raise ValueError
+            start, stop = parts[0], parts[1]
+            step = parts[2] if len(parts) == 3 else 1.0
+            if step <= 0 or stop < start:
+                raise ValueError
+            count = (stop - start) / step  # start + k*step for k = 0..floor(count): never past stop
+            if not np.isfinite(count):
+                raise ValueError
+            if count >= max_values:
+                values = None
+            else:
+                values = start + step * np.arange(int(np.floor(count + 1e-9)) + 1)
+        else:
+            values = np.array([float(p) for p in text.split(",") if p.strip()])
+    except ValueError:
+        raise ValueError(
+            f"Cannot read the epsilon grid {text!r}: use start:stop (e.g. 1:30), start:stop:step "
+            "(e.g. 0.5:10:0.5) or a comma list (e.g. 1,5,10)."
+        ) from None
+    if values is None or values.size > max_values:
+        raise ValueError(f"The epsilon grid {text!r} has more than {max_values:,} values: use a larger step.")
+    if values.size == 0:
+        raise ValueError("The epsilon grid is empty.")
+    for e in values:
+        check_epsilon(float(e))
+    return values
