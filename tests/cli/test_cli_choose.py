@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SMALL = ["--vocab-size", "20000", "--samples", "30", "--epsilons", "1,5,10,20"]
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from privlib.words.text import PAPER_EXAMPLE, tokenize
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SMALL = ("--vocab-size", "20000")
 
 

@@ -6,7 +6,7 @@ from streamlit.testing.v1 import AppTest
 
 from privlib.words.text import PAPER_EXAMPLE
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
 @pytest.fixture()
