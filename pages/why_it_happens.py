@@ -1,5 +1,5 @@
 """Page "Why it happens": from Laplace noise in one dimension to word embeddings, the paper's
-explanation (Asghar et al., PoPETs 2026, §1-§7; spec dx-text §3, §4, §6) with the loaded
+explanation (Asghar et al., PoPETs 2026, §1-§7: Figs. 1, 3, 4; §4-§6, Eqs. 18-21, Table 2, Fig. 6) with the loaded
 embedding's own numbers."""
 import json
 

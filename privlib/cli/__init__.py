@@ -1,2 +1,65 @@
-"""The command line: ``python -m privlib COMMAND … [--json]``."""
-from privlib.cli.words import main  # noqa: F401
+"""The command line: ``python -m privlib COMMAND … [--json]``.
+
+Each topic module (``privlib.cli.words``, …) declares its commands in a ``COMMANDS`` tuple of
+`Command` records; `TOPIC_COMMANDS` puts them together in one table, and `main` runs the command
+the parser selected (the parser stores the `Command` itself, so nothing dispatches on its name).
+Adding a topic is one line in `TOPIC_COMMANDS`.
+
+Every command gets ``--json``; bad input exits with code 2 and one line on stderr; progress goes to
+stderr so stdout stays parseable.
+"""
+from __future__ import annotations
+
+import argparse
+
+from privlib.cli import words
+from privlib.cli.common import (
+    EXIT_USAGE,
+    Command,
+    Parser,
+    add_json_flag,
+    quiet_broken_pipe,
+    usage_error,
+)
+
+#: Each topic's commands, in the order ``--help`` lists them. A new topic adds its module here.
+TOPIC_COMMANDS: tuple[tuple[Command, ...], ...] = (
+    words.COMMANDS,
+)
+
+
+def commands() -> tuple[Command, ...]:
+    """The table of every command, from `TOPIC_COMMANDS` (names must be distinct)."""
+    table = tuple(command for topic in TOPIC_COMMANDS for command in topic)
+    names = [command.name for command in table]
+    if len(set(names)) != len(names):
+        raise RuntimeError(f"Two commands share a name: {names}.")
+    return table
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of every command in the table; ``args.command`` is the selected `Command`."""
+    parser = Parser(prog="python -m privlib", description="Word-level d_X-privacy experiments (Epsilon Lab).")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+    for command in commands():
+        p = sub.add_parser(command.name, help=command.help, description=command.description)
+        command.add_arguments(p)
+        add_json_flag(p)
+        p.set_defaults(command=command)  # replaces the name the subparsers action stores
+    return parser
+
+
+def main(argv=None) -> int:
+    """Run ``python -m privlib`` with ``argv`` (default: ``sys.argv[1:]``); the exit code."""
+    args = build_parser().parse_args(argv)
+    command: Command = args.command
+    try:
+        result = command.run(args)
+    except ValueError as exc:
+        return usage_error(exc)
+    with quiet_broken_pipe():
+        command.print_result(args, result)
+    return 0
+
+
+__all__ = ["EXIT_USAGE", "TOPIC_COMMANDS", "Command", "build_parser", "commands", "main"]

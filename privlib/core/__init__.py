@@ -33,6 +33,8 @@ from privlib.core.validation import (
     check_positive_int,
     check_probability,
     check_range,
+    check_seed,
+    fresh_seed,
     parse_epsilon_grid,
 )
 
@@ -51,7 +53,9 @@ __all__ = [
     "check_positive_int",
     "check_probability",
     "check_range",
+    "check_seed",
     "classical_gaussian_sigma",
+    "fresh_seed",
     "gaussian_noise",
     "geometric_noise",
     "kenthapadi_gaussian_sigma",

@@ -174,3 +174,17 @@ def parse_epsilon_grid(text: str, max_values: int = 1000) -> np.ndarray:
     for e in values:
         check_epsilon(float(e))
     return values
+
+
+def check_seed(seed) -> int:
+    """Return a seed as an int >= 0, or raise ValueError (seeds are for reproducibility: the same
+    seed gives the same numbers)."""
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or int(seed) < 0:
+        raise ValueError(f"seed must be a non-negative whole number, got {seed!r}.")
+    return int(seed)
+
+
+def fresh_seed() -> int:
+    """A seed drawn from fresh OS entropy, for a run that was given none; record it with the
+    result so that the run can be reproduced."""
+    return int(np.random.default_rng().integers(2**31))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import codecs
 import hashlib
 import os
+import threading
 from functools import cached_property
 from pathlib import Path
 from typing import Iterable, Sequence
@@ -82,6 +83,8 @@ class EmbeddingSpace:
         self.vectors = vectors32
         self.sq_norms = sq
         self.name = str(name)
+        self._derived: dict = {}  # see `derived`
+        self._derived_lock = threading.RLock()  # re-entrant: one derived value may build on another
         self._index = index
 
     # ----------------------------------------------------------------- construction
@@ -229,6 +232,17 @@ class EmbeddingSpace:
         v = np.ascontiguousarray(self.vectors.T, dtype=np.float64)
         v.flags.writeable = False
         return v
+
+    def derived(self, key: tuple, build):
+        """A value derived from this (immutable) space — a covariance, an index, a grouping — built
+        once by ``build()`` and kept with the space, so every mechanism object and every thread
+        shares it and it lives exactly as long as the space. ``key`` names the value (a tuple that
+        starts with its owner's name, e.g. ("custext-groups", k, n)). Thread-safe: Streamlit runs
+        scripts in threads that share one cached space."""
+        with self._derived_lock:
+            if key not in self._derived:
+                self._derived[key] = build()
+            return self._derived[key]
 
     @cached_property
     def exact_search(self):

@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from privlib.core.validation import as_generator, check_epsilon, check_positive_int
+from privlib.core.statistics import binomial_standard_error
+from privlib.core.validation import as_generator, check_epsilon, check_positive_int, parse_epsilon_grid
 from privlib.words.mechanisms import Mechanism, MultivariateLaplace
 from privlib.words.neighbours import (
     CLOSE,
@@ -53,7 +54,7 @@ class RankExperiment:
         """Binomial standard error of each proportion, sqrt(p(1-p)/samples); 0 when exact."""
         if self.exact:
             return {k: 0.0 for k in self.proportions}
-        return {k: float(np.sqrt(p * (1 - p) / self.samples)) for k, p in self.proportions.items()}
+        return {k: float(binomial_standard_error(p, self.samples)) for k, p in self.proportions.items()}
 
     def rank_counts(self) -> tuple[np.ndarray, np.ndarray]:
         """(distinct ranks, counts) of the sampled outputs, ranks ascending."""
@@ -79,6 +80,30 @@ class RankExperiment:
             "standard_errors": self.standard_errors(),
             "top": self.top,
         }
+
+    def top_table(self) -> list[dict]:
+        """The most frequent (sampled) or most probable (exact) outputs as table rows: word, rank,
+        count and share of the samples (sampled) or share = probability (exact), distance and
+        cosine similarity to the input word."""
+        return [{"word": t["word"], "rank": t["rank"],
+                 **({"count": t["count"], "share": t["count"] / self.samples} if "count" in t
+                    else {"share": t["probability"]}),
+                 "distance": t["distance"], "cosine": t["cosine"]} for t in self.top]
+
+    def to_csv(self) -> str:
+        """The rank histogram as CSV text: ``rank,count`` (sampled: the count of outputs at each
+        rank) or ``rank,probability`` (exact: every rank of non-zero probability, 17 significant
+        digits)."""
+        if self.exact:
+            ranks, weights = self.rank_distribution()
+            return "rank,probability\n" + "".join(f"{r},{w:.17g}\n" for r, w in zip(ranks, weights))
+        return "rank,count\n" + "".join(f"{r},{c}\n" for r, c in zip(*self.rank_counts()))
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """`to_dict` as JSON text."""
+        import json
+
+        return json.dumps(self.to_dict(), indent=indent)
 
 
 def rank_experiment(space, word, epsilon: float, samples: int = 2000, mechanism: Mechanism | None = None,
@@ -150,7 +175,7 @@ class EpsilonSweep:
 
     def standard_errors(self) -> dict:
         """Binomial standard errors sqrt(p(1-p)/trials) (trials = words x samples per word)."""
-        return {k: np.sqrt(p * (1 - p) / self.trials) for k, p in self.proportions.items()}
+        return {k: binomial_standard_error(p, self.trials) for k, p in self.proportions.items()}
 
     def to_dict(self) -> dict:
         se = self.standard_errors()
@@ -166,39 +191,9 @@ class EpsilonSweep:
 
 
 def parse_epsilons(text: str) -> np.ndarray:
-    """Parse an epsilon grid: "1:30" (integers 1..30), "1:30:0.5" (start:stop:step, stop
-    included), or a comma list "0.5,1,2"."""
-    text = str(text).strip()
-    try:
-        if ":" in text:
-            parts = [float(p) for p in text.split(":")]
-            if len(parts) not in (2, 3):
-                raise ValueError
-            start, stop = parts[0], parts[1]
-            step = parts[2] if len(parts) == 3 else 1.0
-            if step <= 0 or stop < start:
-                raise ValueError
-            count = (stop - start) / step  # start + k*step for k = 0..floor(count): never past stop
-            if not np.isfinite(count):
-                raise ValueError
-            if count >= MAX_EPSILONS:
-                values = None
-            else:
-                values = start + step * np.arange(int(np.floor(count + 1e-9)) + 1)
-        else:
-            values = np.array([float(p) for p in text.split(",") if p.strip()])
-    except ValueError:
-        raise ValueError(
-            f"Cannot read the epsilon grid {text!r}: use start:stop (e.g. 1:30), start:stop:step "
-            "(e.g. 0.5:10:0.5) or a comma list (e.g. 1,5,10)."
-        ) from None
-    if values is None or values.size > MAX_EPSILONS:
-        raise ValueError(f"The epsilon grid {text!r} has more than {MAX_EPSILONS:,} values: use a larger step.")
-    if values.size == 0:
-        raise ValueError("The epsilon grid is empty.")
-    for e in values:
-        check_epsilon(float(e))
-    return values
+    """An epsilon grid from text ("1:30", "1:30:0.5" or "0.5,1,2"), at most `MAX_EPSILONS` values
+    (`privlib.core.validation.parse_epsilon_grid`)."""
+    return parse_epsilon_grid(text, MAX_EPSILONS)
 
 
 def epsilon_sweep(space, epsilons, words=200, mechanism: Mechanism | None = None, close: int = DEFAULT_CLOSE,
@@ -244,3 +239,34 @@ def epsilon_sweep(space, epsilons, words=200, mechanism: Mechanism | None = None
     }
     return EpsilonSweep(epsilons, tuple(space.words[r] for r in rows), mechanism.name, close, proportions,
                         samples_per_word)
+
+
+def sweeps_to_json(labelled_sweeps, indent: int | None = 2) -> str:
+    """Several sweeps as one JSON object {label: `EpsilonSweep.to_dict()`}; ``labelled_sweeps`` is
+    a sequence of (label, sweep) pairs (a later pair with the same label wins)."""
+    import json
+
+    return json.dumps({label: sweep.to_dict() for label, sweep in labelled_sweeps}, indent=indent)
+
+
+def compare_sweeps(space, epsilons, words, mechanisms, close: int = DEFAULT_CLOSE, rng=None,
+                   samples_per_word: int = 1, progress=None) -> list[EpsilonSweep]:
+    """One `epsilon_sweep` per mechanism (a `Mechanism`, a name or a (name, parameters) pair, see
+    `resolve_mechanism`), in order. With an integer ``rng`` seed every sweep starts from that
+    seed, so for ``words`` a count all mechanisms run on the same random words; a
+    ``numpy.random.Generator`` is shared, each sweep drawing after the previous one.
+    ``progress(fraction, message)`` covers all the sweeps, each an equal share."""
+    from privlib.words.mechanisms import resolve_mechanism
+
+    specs = list(mechanisms)
+    if not specs:
+        raise ValueError("Give at least one mechanism to compare.")
+    sweeps = []
+    for i, spec in enumerate(specs):
+        report = None
+        if progress is not None:
+            def report(fraction, message, i=i):
+                progress((i + fraction) / len(specs), message)
+        sweeps.append(epsilon_sweep(space, epsilons, words, resolve_mechanism(spec), close, rng=rng,
+                                    samples_per_word=samples_per_word, progress=report))
+    return sweeps

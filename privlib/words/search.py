@@ -184,7 +184,7 @@ class ExactSearch:
         "Exact" means: the first two words when the vocabulary is sorted by the float64
         sum((x - q)^2) and then by row index (so ``first`` always equals `nearest`, and on a tie
         the lower row comes first); the pair is sorted, d(q, first) <= d(q, second) (the
-        Vickrey mechanism needs that order: mechanisms.md §3(c)).
+        Vickrey mechanism of Xu et al. 2021 needs that order: d1 <= d2).
 
         Method: one float32 pass keeps, per query, the best, second and third scores and the rows
         of the first two. Every float32 score is within tau of its exact value (see the class

@@ -1,6 +1,6 @@
 """Sanitising text word by word: tokenise, privatise each word, put the text back together.
 
-Word-level d_X-privacy on text (spec dx-text §1; Feyisetan et al. 2020): every word token is
+Word-level d_X-privacy on text (Feyisetan et al. 2020; Asghar et al. 2026, §3.2): every word token is
 replaced by the output of a word mechanism at epsilon; everything else (numbers, punctuation,
 whitespace, emojis) is kept verbatim, and ``"".join(t.text for t in tokenize(s)) == s`` for
 every string s. Composition: a text in which m words were sanitised at epsilon each is
@@ -27,7 +27,7 @@ from privlib.words.neighbours import DEFAULT_CLOSE, output_ranks
 MAX_CHARACTERS = 100_000
 #: What a redacted out-of-vocabulary word becomes.
 REDACTED = "[UNK]"
-#: The paper's worked example (spec dx-text §6), the page's default text.
+#: The paper's worked example (Asghar et al. 2026, §2: GloVe 100d, eps = 10), the page's default text.
 PAPER_EXAMPLE = (
     "Maria Gonzalez, a patient at Riverside Clinic, was diagnosed with depression on March 5, 2023. "
     "She currently lives at 789 Oak Drive, San Francisco. Maria has been prescribed medication and "
@@ -171,7 +171,7 @@ class SanitisedText:
 
     @property
     def budget(self) -> float:
-        """Total privacy budget spent: m·eps for m sanitised words (spec dx-text §1)."""
+        """Total privacy budget spent: m·eps for m sanitised words (composition; Asghar et al. 2026, §3.2)."""
         return self.sanitised_words * self.epsilon
 
     def summary(self, close: int = DEFAULT_CLOSE) -> dict:
@@ -221,6 +221,23 @@ class SanitisedText:
                          f"{html.escape(r.replacement)}</span>")
         body = "".join(parts).replace("\n", "<br>")
         return f'<div class="sanitised" style="line-height:1.9">{body}</div>'
+
+    def budget_message(self) -> str:
+        """What the text costs and what is not protected, in one paragraph (Markdown, the total in
+        bold): the budget m·ε by composition, then — when they apply — the words not in the
+        vocabulary and what the policy did with them, stop words left untouched and numbers kept
+        as they are. The same for every mechanism run on the text with the same policy."""
+        m = self.sanitised_words
+        unknown = self.summary()["not_in_vocabulary"]
+        return (
+            f"**Privacy budget for this text: {self.budget:g}** — {m} sanitised word{'s' * (m != 1)} × "
+            f"ε = {self.epsilon:g} each (composition: the text as a whole is m·ε-private). "
+            + (f"{unknown} word(s) not in the vocabulary: {OOV_POLICIES[self.policy.oov]}. " if unknown else "")
+            + ("Stop words left untouched cost nothing and are not protected. "
+               if self.policy.keep_stop_words else "")
+            + ("Numbers are kept as they are and are not protected."
+               if not self.policy.sanitise_numbers and any(r.kind == NUMBER for r in self.records) else "")
+        )
 
 
 #: Inline styles of highlighted words (kept inline so the HTML works anywhere, e.g. in a report).
@@ -398,3 +415,16 @@ def records_csv(results) -> str:
         for r in result.records:
             writer.writerow({"mechanism": result.mechanism, "epsilon": result.epsilon, **r.to_dict()})
     return out.getvalue()
+
+
+def records_table(results) -> list[dict]:
+    """All token records of several `SanitisedText` (e.g. one per mechanism) as table rows: the
+    mechanism, then `TokenRecord.to_dict`; the rows of `records_csv` without the epsilon column."""
+    return [{"mechanism": result.mechanism, **r.to_dict()} for result in results for r in result.records]
+
+
+def results_json(results, close: int = DEFAULT_CLOSE, indent: int | None = 2) -> str:
+    """Several `SanitisedText` as a JSON list of their `to_dict(close)` (non-ASCII kept as is)."""
+    import json
+
+    return json.dumps([r.to_dict(close) for r in results], indent=indent, ensure_ascii=False)

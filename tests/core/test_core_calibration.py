@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import warnings
 
+import mpmath
 import numpy as np
 import pytest
 from dp_accounting.gaussian_mechanism import get_sigma_gaussian
@@ -23,7 +24,7 @@ from privlib.core.calibration import (
 def naive_delta(epsilon, sigma, sensitivity=1.0):
     """Balle & Wang (2018) Thm 8 written directly with scipy.stats.norm (fine for moderate epsilon)."""
     return (stats.norm.cdf(sensitivity / (2 * sigma) - epsilon * sigma / sensitivity)
-            - math.exp(epsilon) * stats.norm.cdf(-sensitivity / (2 * sigma) - epsilon * sigma / sensitivity))
+            - np.exp(epsilon) * stats.norm.cdf(-sensitivity / (2 * sigma) - epsilon * sigma / sensitivity))
 
 
 # ----------------------------------------------------------------------------- analytic sigma
@@ -50,18 +51,36 @@ DELTAS = [1e-2, 1e-5, 1e-8, 1e-12]
 
 def test_analytic_sigma_matches_dp_accounting():
     # Oracle: dp_accounting.gaussian_mechanism.get_sigma_gaussian (Google's implementation of the
-    # same Balle & Wang root, via scipy.stats.norm.logcdf). Its brentq stops at an absolute xtol of
-    # 1e-12 in sigma (plus brentq's default rtol ~ 9e-16), so it is only known to within
-    # 1e-12 + 1e-15 * sigma; we allow twice that plus 1e-12 relative for floating point in the
-    # log-delta evaluations. The largest observed difference is ~4e-13 relative (at epsilon = 100).
+    # same Balle & Wang root, with scipy.stats.norm.logcdf). Its own precision: brentq stops at an
+    # absolute xtol of 1e-12 in sigma (6e-12 relative for sigma ~ 1.6e-4 at epsilon = 1000,
+    # delta = 1e-2), and for epsilon <= 0.01 both implementations lose ~3 digits of log delta to
+    # the cancellation in eps + log Phi(b) - log Phi(a), which moves the root by up to ~2e-12
+    # relative (both measured against a 50-digit mpmath root; see the next test). Hence the
+    # tolerance 2e-12 absolute + 1e-11 relative. Largest observed difference: 2.5e-12 relative.
     worst = 0.0
     for epsilon in EPSILONS:
         for delta in DELTAS:
             ours = analytic_gaussian_sigma(epsilon, delta)
             oracle = get_sigma_gaussian(epsilon, delta)
-            assert abs(ours - oracle) <= 2 * (1e-12 + 1e-15 * oracle) + 1e-12 * oracle, (epsilon, delta, ours, oracle)
+            assert abs(ours - oracle) <= 2e-12 + 1e-11 * oracle, (epsilon, delta, ours, oracle)
             worst = max(worst, abs(ours - oracle) / oracle)
     assert worst < 1e-11
+
+
+@pytest.mark.parametrize("epsilon, delta", [(1e-3, 1e-12), (1e-3, 1e-15), (0.1, 1e-6), (1.0, 1e-5),
+                                            (10.0, 1e-10), (1000.0, 1e-2), (1000.0, 1e-12)])
+def test_analytic_sigma_matches_high_precision_root(epsilon, delta):
+    """The defining equation solved in 50-digit arithmetic (mpmath, installed with dp-accounting)."""
+    mp = mpmath.mp
+    ours = analytic_gaussian_sigma(epsilon, delta)
+    with mpmath.workdps(50):
+        eps, target = mp.mpf(epsilon), mp.log(mp.mpf(delta))
+
+        def log_delta(s):
+            return mp.log(mp.ncdf(1 / (2 * s) - eps * s) - mp.exp(eps) * mp.ncdf(-1 / (2 * s) - eps * s)) - target
+
+        exact = mp.findroot(log_delta, mp.mpf(ours))
+    assert abs(ours - float(exact)) <= 1e-11 * float(exact)
 
 
 @pytest.mark.parametrize("delta", [1e-1, 1e-3, 1e-6, 1e-9, 1e-12, 1e-15])

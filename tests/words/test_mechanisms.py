@@ -358,3 +358,22 @@ def test_annoy_backend_uses_home_cache(monkeypatch, tmp_path):
     np.testing.assert_array_equal(mechanism.sample(space, 3, 10.0, 300, rng=1), np.full(300, 3))
     rows = np.arange(len(space))
     np.testing.assert_array_equal(mechanism.sample_many(space, rows, 10.0, rng=2), rows)
+
+
+def test_every_mechanism_class_of_the_package_is_in_the_registry():
+    # the registry is an explicit list: a mechanism written but not listed would be invisible
+    import importlib
+    import inspect
+    import pkgutil
+
+    import privlib.words.mechanisms as package
+    from privlib.words.mechanisms import ALL_MECHANISMS
+
+    found = set()
+    for info in pkgutil.iter_modules(package.__path__):
+        module = importlib.import_module(f"{package.__name__}.{info.name}")
+        for _, cls in inspect.getmembers(module, inspect.isclass):
+            if issubclass(cls, Mechanism) and cls.__module__ == module.__name__ and cls.name:
+                found.add(cls)
+    assert found == set(ALL_MECHANISMS)
+    assert [cls.name for cls in ALL_MECHANISMS] == list(MECHANISMS)

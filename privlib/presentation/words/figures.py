@@ -118,7 +118,7 @@ def proportions_vs_epsilon(sweeps: list, title: str | None = None) -> go.Figure:
     return fig
 
 
-# ---------------------------------------------------------------- the noisy dot product (spec §4)
+# ---------------------------------------------------------------- the noisy dot product (Asghar et al. 2026, §4-5)
 def _histogram_density(samples, bins: int = 80):
     samples = np.asarray(samples, dtype=float)
     counts, edges = np.histogram(samples, bins=bins)
@@ -179,7 +179,8 @@ def tail_bounds(thresholds, exact_tail, bounds: dict, empirical_tail=None, title
     return fig
 
 
-# ---------------------------------------------------------------- why it happens (spec §3, §6; Table 2, Figs. 1, 3, 4, 6)
+# ---------------------------------------------------------------- why it happens
+# (Asghar et al. 2026, §4, §6; Table 2, Figs. 1, 3, 4, 6)
 #: Colours and labels of the three Table 2 quantities (the word against its nearest neighbour is
 #: drawn like "original", the nearest against the next like "close").
 Z_COLOURS = {"z_w_x1": COLOURS["original"], "z_x1_x2": COLOURS["close"], "far": "#9467bd"}

@@ -580,11 +580,8 @@ class CusText(_ExponentialFamily):
         """The mapping for ``space`` (built on first use, then cached on the space)."""
         self._prepare(space)
         n = self._mapped(space)
-        cache = space.__dict__.setdefault("_custext_groups", {})
-        key = (self.k, n)
-        if key not in cache:
-            cache[key] = build_groups(space.vectors[:n], space.sq_norms[:n], self.k)
-        return cache[key]
+        return space.derived(("custext-groups", self.k, n),
+                             lambda: build_groups(space.vectors[:n], space.sq_norms[:n], self.k))
 
     def output_set(self, space, word) -> np.ndarray:
         """Rows of the output set Y of ``word`` (its group)."""

@@ -18,7 +18,7 @@ class MultivariateLaplace(Mechanism):
     """The multivariate Laplace mechanism of Feyisetan et al. (WSDM 2020), "CMP".
 
     w* = phi(w) + eta with eta ~ p(eta) ∝ exp(-eps ||eta||) (`laplace_noise`); output the exact
-    Euclidean nearest word to w* (ties: lowest index). Spec dx-text §1, mechanisms §1.
+    Euclidean nearest word to w* (ties: lowest index). Feyisetan et al. 2020, as restated in Asghar et al. 2026, §3.2, Eqs. 1-3.
     ``nearest="annoy"`` uses an approximate Annoy index instead (still eps·d_X-private, since the
     index is public post-processing, but output frequencies then differ from the exact mechanism).
     """
@@ -45,10 +45,7 @@ class MultivariateLaplace(Mechanism):
     def _search(self, space):
         if self.nearest == "exact":
             return space.exact_search
-        cache = space.__dict__.setdefault("_annoy_cache", {})
-        if "default" not in cache:
-            cache["default"] = AnnoySearch(space)
-        return cache["default"]
+        return space.derived(("annoy-search",), lambda: AnnoySearch(space))
 
     def sample(self, space, word, epsilon: float, size: int = 1, rng=None) -> np.ndarray:
         """``size`` independent outputs for ``word`` (word or row index), as int64 row indices."""

@@ -1,5 +1,5 @@
-"""The Mahalanobis mechanism (Xu, Aggarwal, Feyisetan, Teissier, PrivateNLP 2020) and the Vickrey
-mechanism (Xu et al., PrivateNLP 2021): spec mechanisms.md §2 and §3.
+"""The Mahalanobis mechanism (Xu, Aggarwal, Feyisetan, Teissier, PrivateNLP 2020, arXiv 2010.11947) and
+the Vickrey mechanism (Xu et al., PrivateNLP 2021, arXiv 2104.11838).
 
 Mahalanobis: the multivariate Laplace noise is stretched along the directions in which the
 embedding varies most, Z = R·Sigma_p^{1/2} u (u uniform on the sphere, R ~ Gamma(n, 1/eps)),
@@ -21,7 +21,7 @@ from privlib.words.mechanisms.laplace import MultivariateLaplace
 
 #: Default lam for the Mahalanobis mechanism (and Vickrey on a Mahalanobis base). 0.2 is MLDP's
 #: value (pypantera and the ECIR code use 1, i.e. no regularisation). Why 0.2: the Euclidean
-#: reading of the guarantee is eps / sqrt(lam·mu_min + 1 - lam) · d_2 (mechanisms.md §2(b));
+#: reading of the guarantee is eps / sqrt(lam·mu_min + 1 - lam) · d_2 (our corollary, not in the paper);
 #: on GloVe 6B 50d the smallest eigenvalue of the trace-normalised covariance is mu_min = 0.0036,
 #: so lam = 1 would mean 16.7·eps·d_2, while lam = 0.2 keeps it at most 1.12·eps·d_2 and still
 #: stretches the noise along the embedding's main directions (largest eigenvalue of Sigma_p:
@@ -39,7 +39,7 @@ _COV_CHUNK = 40_000
 @dataclass(frozen=True)
 class RegularisedCovariance:
     """Sigma_p = lam·Sigma~ + (1 - lam)·I for one embedding, with what sampling and the guarantee
-    need, all float64 (mechanisms.md §2(a)).
+    need, all float64 (Xu et al. 2020; the trace normalisation Sigma·n/tr(Sigma) is our reading of it).
 
     ``sigma_tilde`` = Sigma·n/tr(Sigma) (trace exactly n up to rounding); ``eigenvalues`` /
     ``eigenvectors`` of Sigma_p (eigenvalues clipped at 0: rounding can make a zero one slightly
@@ -69,7 +69,7 @@ class RegularisedCovariance:
     def norm(self, z) -> np.ndarray:
         """The regularised Mahalanobis norm ||z||_RM = sqrt(z^T Sigma_p^{-1} z) of each row of ``z``
         (inf for a component along a zero eigenvalue, possible only with lam = 1 and a
-        rank-deficient covariance: the metric then degenerates, §2(e))."""
+        rank-deficient covariance: the metric then degenerates — our remark, not in the paper)."""
         z = np.atleast_2d(np.asarray(z, dtype=np.float64))
         y = z @ self.eigenvectors  # coordinates in the eigenbasis
         null = self._null()
@@ -91,60 +91,60 @@ class RegularisedCovariance:
 
 def embedding_covariance(space) -> np.ndarray:
     """The sample covariance of the embedding's rows (rows = vocabulary), float64, divided by N
-    (ddof = 0: after the trace normalisation the choice of ddof cancels; §2(a)). Computed once per
-    space (cached), in chunks, from the float32 rows."""
-    cache = space.__dict__.setdefault("_mahalanobis_cache", {})
-    if "covariance" not in cache:
-        vectors = space.vectors
-        n_words = vectors.shape[0]
-        mean = vectors.sum(axis=0, dtype=np.float64) / n_words
-        cov = np.zeros((space.dim, space.dim))
-        for start in range(0, n_words, _COV_CHUNK):
-            centred = vectors[start:start + _COV_CHUNK].astype(np.float64) - mean
-            cov += centred.T @ centred
-        cov /= n_words
-        cov = (cov + cov.T) / 2.0  # exactly symmetric
-        cov.flags.writeable = False
-        cache["covariance"] = cov
-    return cache["covariance"]
+    (ddof = 0: after the trace normalisation the choice of ddof cancels; Xu et al. 2020, §3).
+    Computed once per space (kept by the space, `EmbeddingSpace.derived`), in chunks, from the
+    float32 rows."""
+    return space.derived(("mahalanobis-covariance",), lambda: _covariance(space.vectors))
+
+
+def _covariance(vectors) -> np.ndarray:
+    n_words, dim = vectors.shape
+    mean = vectors.sum(axis=0, dtype=np.float64) / n_words
+    cov = np.zeros((dim, dim))
+    for start in range(0, n_words, _COV_CHUNK):
+        centred = vectors[start:start + _COV_CHUNK].astype(np.float64) - mean
+        cov += centred.T @ centred
+    cov /= n_words
+    cov = (cov + cov.T) / 2.0  # exactly symmetric
+    cov.flags.writeable = False
+    return cov
 
 
 def regularised_covariance(space, lam: float) -> RegularisedCovariance:
-    """Sigma_p for ``space`` and ``lam`` (cached per space and lam): Sigma~ = Sigma·n/tr(Sigma),
+    """Sigma_p for ``space`` and ``lam`` (kept by the space per lam): Sigma~ = Sigma·n/tr(Sigma),
     Sigma_p = lam·Sigma~ + (1 - lam)·I, and its eigen-decomposition (numpy.linalg.eigh, float64)."""
     lam = _check_lambda(lam)
-    cache = space.__dict__.setdefault("_mahalanobis_cache", {})
-    key = ("sigma_p", lam)
-    if key not in cache:
-        cov = embedding_covariance(space)
-        n = space.dim
-        trace = float(np.trace(cov))
-        if not trace > 0:
-            raise ValueError(
-                "All word vectors are identical (zero variance): the Mahalanobis mechanism needs an "
-                "embedding whose words differ."
-            )
-        sigma_tilde = cov * (n / trace)
-        sigma_p = lam * sigma_tilde + (1.0 - lam) * np.eye(n)
-        sigma_p = (sigma_p + sigma_p.T) / 2.0
-        mu, vecs = np.linalg.eigh(sigma_p)
-        mu = np.maximum(mu, 0.0)  # a zero eigenvalue can come out as -1e-17
-        sqrt = (vecs * np.sqrt(mu)) @ vecs.T
-        sqrt = (sqrt + sqrt.T) / 2.0
-        for a in (sigma_tilde, sigma_p, mu, vecs, sqrt):
-            a.flags.writeable = False
-        cache[key] = RegularisedCovariance(lam, sigma_tilde, sigma_p, mu, vecs, sqrt)
-    return cache[key]
+    return space.derived(("mahalanobis-sigma-p", lam), lambda: _regularise(embedding_covariance(space), lam))
+
+
+def _regularise(cov: np.ndarray, lam: float) -> RegularisedCovariance:
+    n = cov.shape[0]
+    trace = float(np.trace(cov))
+    if not trace > 0:
+        raise ValueError(
+            "All word vectors are identical (zero variance): the Mahalanobis mechanism needs an "
+            "embedding whose words differ."
+        )
+    sigma_tilde = cov * (n / trace)
+    sigma_p = lam * sigma_tilde + (1.0 - lam) * np.eye(n)
+    sigma_p = (sigma_p + sigma_p.T) / 2.0
+    mu, vecs = np.linalg.eigh(sigma_p)
+    mu = np.maximum(mu, 0.0)  # a zero eigenvalue can come out as -1e-17
+    sqrt = (vecs * np.sqrt(mu)) @ vecs.T
+    sqrt = (sqrt + sqrt.T) / 2.0
+    for a in (sigma_tilde, sigma_p, mu, vecs, sqrt):
+        a.flags.writeable = False
+    return RegularisedCovariance(lam, sigma_tilde, sigma_p, mu, vecs, sqrt)
 
 
 def mahalanobis_noise(cov: RegularisedCovariance, epsilon: float, size: int, rng=None) -> np.ndarray:
-    """``size`` draws of Z = R·Sigma_p^{1/2} u, shape (size, n), float64 (mechanisms.md §2(a)).
+    """``size`` draws of Z = R·Sigma_p^{1/2} u, shape (size, n), float64 (Xu et al. 2020).
 
     R·u is exactly the multivariate Laplace noise (`laplace_noise`: R ~ Gamma(n, 1/eps), u uniform
     on the sphere, zero normal vectors redrawn), so Z = A (R u) with A = Sigma_p^{1/2}. The
     direction A u is NOT renormalised: that keeps the density ∝ exp(-eps ||z||_RM) and with it the
     guarantee; renormalising (pypantera, ECIR) gives ||Z|| ~ Gamma(n, 1/eps) with a non-uniform
-    direction and no pure d_X guarantee (§2(c)).
+    direction and no pure d_X guarantee (our reading of those implementations, not in the paper).
     """
     return laplace_noise(cov.dim, epsilon, size, rng) @ cov.sqrt  # sqrt is symmetric: (A x)^T = x^T A
 
@@ -195,7 +195,7 @@ class _BatchedMechanism(Mechanism):
 
 
 class Mahalanobis(_BatchedMechanism):
-    """The Mahalanobis mechanism of Xu et al. (PrivateNLP 2020), spec mechanisms.md §2.
+    """The Mahalanobis mechanism of Xu et al. (PrivateNLP 2020, arXiv 2010.11947).
 
     phi^ = phi(w) + Z with Z = R·Sigma_p^{1/2} u (`mahalanobis_noise`; density
     ∝ exp(-eps ||z||_RM)); output the exact Euclidean nearest word (ties: lowest index).
@@ -234,7 +234,7 @@ class Mahalanobis(_BatchedMechanism):
         return float(self.covariance(space).norm(diff)[0])
 
     def euclidean_epsilon(self, space, epsilon: float) -> float:
-        """The epsilon of the Euclidean corollary, eps / sqrt(lambda_min(Sigma_p)) (§2(b)):
+        """The epsilon of the Euclidean corollary, eps / sqrt(lambda_min(Sigma_p)) (our corollary, not in the paper):
         the mechanism is that·d_2-private (inf if Sigma_p is singular)."""
         epsilon = check_epsilon(epsilon)
         smallest = self.covariance(space).smallest_eigenvalue
@@ -254,7 +254,7 @@ class Mahalanobis(_BatchedMechanism):
 # ----------------------------------------------------------------------------- Vickrey
 def second_probability(d1, d2, t: float) -> np.ndarray:
     """p2 = t·d1 / (t·d1 + (1 - t)·d2), the probability of outputting the second-nearest word
-    (mechanisms.md §3(a)); where the denominator is 0 (t = 0 and d2 = 0, t = 1 and d1 = 0, or
+    (Xu et al. 2021, the Vickrey rule); where the denominator is 0 (t = 0 and d2 = 0, t = 1 and d1 = 0, or
     d1 = d2 = 0) p2 = t, the limit along d1 = d2 — so t = 0 is always the nearest word and t = 1
     always the second."""
     d1 = np.asarray(d1, dtype=np.float64)
@@ -267,12 +267,12 @@ def second_probability(d1, d2, t: float) -> np.ndarray:
 
 
 class Vickrey(_BatchedMechanism):
-    """The Vickrey mechanism of Xu et al. (PrivateNLP 2021), spec mechanisms.md §3.
+    """The Vickrey mechanism of Xu et al. (PrivateNLP 2021, arXiv 2104.11838).
 
     phi^ = phi(w) + Z with Z from the multivariate Laplace (base "cmp") or the Mahalanobis
     (base "mahalanobis", with lam) mechanism; x1, x2 = the exact first and second nearest words
     to phi^ over the whole vocabulary (w included; `ExactSearch.nearest_two`, sorted so that
-    d1 <= d2 — the unsorted argpartition pair of pypantera/ECIR is a bug, §3(c)); output x2 with
+    d1 <= d2 — the unsorted argpartition pair of pypantera/ECIR is a bug — our finding, not in the paper); output x2 with
     probability p2 = t·d1/(t·d1 + (1 - t)·d2) (`second_probability`), else x1.
     The choice reads only phi^ and the public embedding, so the guarantee is the base's.
     """

@@ -1,5 +1,5 @@
-"""The post-processing fix of the seed paper (Asghar, Carpentier, Zhao, Kaafar, PoPETs 2026, §7;
-spec mechanisms.md §8, dx-text.md §5).
+"""The post-processing fix of the seed paper (Asghar, Carpentier, Zhao, Kaafar, PoPETs 2026,
+§7 "Proposed Fix", Fig. 8; arXiv 2411.13784).
 
 The multivariate Laplace mechanism almost never outputs a close neighbour of the input word: its
 output is either the word itself (large epsilon) or a distant word (small epsilon). The fix keeps
@@ -9,7 +9,7 @@ its output only as a *pivot* x* = NN(phi(w) + Z) and then outputs the word x wit
 
 r the rank of x among the neighbours of x* (rank 0 = x* itself, ties by row: `neighbour_ranks`),
 N = |V|. The second step reads only x*, never w, so it is post-processing: the fix is exactly as
-eps·d_X-private as the multivariate Laplace mechanism (mechanisms.md §8(b)); epsilon (with c)
+eps·d_X-private as the multivariate Laplace mechanism (Asghar et al. 2026, §7); epsilon (with c)
 only shapes how far from the pivot the output goes.
 
 Sampling (the rank law is a geometric law truncated to 0..N-1, so the N weights never need to be
@@ -44,7 +44,8 @@ DEFAULT_C = 0.005
 CALIBRATION_EPSILON = 10.0
 
 #: Exponential draws above this are replaced by this value plus a fresh draw (memorylessness), so
-#: the rank law has no float64 cut-off: every rank keeps a positive probability (mechanisms.md §9 (6)).
+#: the rank law has no float64 cut-off: every rank keeps a positive probability
+#: (our addition, not in the paper: no legitimate output may get probability exactly 0).
 _EXP_REDRAW = 30.0
 
 #: Smallest rate a = c·eps used in arithmetic (a smaller one, e.g. from a subnormal epsilon, would
@@ -57,10 +58,11 @@ _MIN_RATE = 1e-290
 def truncated_geometric_log_pmf(n_words: int, rate: float) -> np.ndarray:
     """log P(r) for r = 0..n_words-1 of the fix's rank law, float64:
 
-        P(r) = q^r (1 - q) / (1 - q^N),  q = e^{-rate},  rate = c·eps   (mechanisms.md §8(d)),
+        P(r) = q^r (1 - q) / (1 - q^N),  q = e^{-rate},  rate = c·eps
 
+    (Asghar et al. 2026, §7; the normaliser summed in closed form is our addition),
     in log space, log P(r) = -rate·r + log(1 - e^{-rate}) - log(1 - e^{-rate N}), so large ranks
-    keep full relative precision instead of underflowing (§8(e)).
+    keep full relative precision instead of underflowing (our addition, not in the paper).
     """
     n_words = check_positive_int(n_words, "n_words", minimum=1)
     rate = max(float(rate), _MIN_RATE)
@@ -93,7 +95,7 @@ def sample_ranks(n_words: int, rates, rng=None) -> np.ndarray:
 
     The exponential draw E is unbounded: numpy's sampler cannot return more than about 44, which
     would cut the rank law at r ~ 44/a; draws above 30 are replaced by 30 plus a fresh draw (the
-    exponential law is memoryless, so this is exact), hence no rank has probability 0 (§9 (6)).
+    exponential law is memoryless, so this is exact), hence no rank has probability 0 (our addition, not in the paper).
     """
     rng = as_generator(rng)
     rates = np.atleast_1d(np.asarray(rates, dtype=np.float64))
@@ -109,7 +111,7 @@ def sample_ranks(n_words: int, rates, rng=None) -> np.ndarray:
 class PostProcessingFix(Mechanism):
     """The paper's fix (§7): pivot x* = exact NN of phi(w) + Z (Z multivariate Laplace,
     `MultivariateLaplace`), then x with P(x | x*) = q^r (1 - q)/(1 - q^N), q = e^{-c·eps},
-    r = rank_{x*}(x). Spec mechanisms.md §8, dx-text.md §5; artifact utils/dx.py.
+    r = rank_{x*}(x). Asghar et al. 2026, §7, Fig. 8; artifact utils/dx.py.
 
     ``c`` sets how far from the pivot the output strays (mean rank ~ 1/(c·eps) when that is
     << N). It has no universal value: the paper hand-picked 0.04 (GloVe 300d) and 0.007

@@ -1,4 +1,4 @@
-"""Low-dimensional analogies of the word mechanism (paper §1-§3, Figs. 1, 3 and 4; spec dx-text §6).
+"""Low-dimensional analogies of the word mechanism (Asghar et al. 2026, §1-§3, Figs. 1, 3 and 4).
 
 * Fig. 1 — the Laplace mechanism in one dimension, on integers: true value 400,000, noise of
   scale 1/epsilon, output "original" (the true value), "close" (within ±100, the analogue of the
@@ -25,7 +25,8 @@ from pathlib import Path
 import numpy as np
 
 from privlib.core.noise import laplace_noise
-from privlib.core.validation import as_generator, check_epsilon, check_positive_int
+from privlib.core.statistics import binomial_standard_error
+from privlib.core.validation import as_generator, check_epsilon, check_epsilons, check_positive_int
 from privlib.words.theory.noisy_dot import NoiseRadius
 
 #: Fig. 1: the true value (the size of the GloVe vocabulary) and the close-neighbour cut-off.
@@ -43,13 +44,6 @@ EARTH_RADIUS_KM = 6371.0
 US_PROJECTION_CENTRE = (39.83, -98.58)
 
 _NAMES = ("original", "close", "distant")
-
-
-def _epsilon_array(epsilons) -> np.ndarray:
-    eps = np.atleast_1d(np.asarray(epsilons, dtype=np.float64)).ravel()
-    if eps.size == 0:
-        raise ValueError("Give at least one epsilon.")
-    return np.array([check_epsilon(float(e)) for e in eps])
 
 
 def _check_kind(kind: str) -> str:
@@ -83,7 +77,7 @@ class Laplace1DProportions:
         """Binomial standard errors sqrt(p(1-p)/samples) (zeros when exact)."""
         if self.exact:
             return {k: np.zeros_like(v) for k, v in self.proportions.items()}
-        return {k: np.sqrt(p * (1 - p) / self.samples) for k, p in self.proportions.items()}
+        return {k: binomial_standard_error(p, self.samples) for k, p in self.proportions.items()}
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, "close": self.close, "true_value": self.true_value, "samples": self.samples,
@@ -108,7 +102,7 @@ def laplace_1d_proportions(epsilons, close: int = CLOSE_1D, kind: str = "rounded
         original = (1 - q)/(1 + q) = tanh(eps/2),  close = 2q (1 - q^K)/(1 + q),  distant = 2q^{K+1}/(1 + q).
     Written with expm1 so that tiny and near-1 proportions keep their precision.
     """
-    eps = _epsilon_array(epsilons)
+    eps = check_epsilons(epsilons)
     close = check_positive_int(close, "close (the ± range of close outputs)", minimum=1)
     kind = _check_kind(kind)
     if kind == "rounded":
@@ -131,7 +125,7 @@ def simulate_laplace_1d(epsilons, samples: int = 10_000, close: int = CLOSE_1D, 
     rounded: rint(x + Laplace(0, 1/eps)); geometric: x + G1 - G2 with G1, G2 iid geometric with
     success probability 1 - e^{-eps} (their difference is the two-sided geometric law).
     """
-    eps = _epsilon_array(epsilons)
+    eps = check_epsilons(epsilons)
     samples = check_positive_int(samples, "samples", minimum=1, maximum=10_000_000)
     close = check_positive_int(close, "close (the ± range of close outputs)", minimum=1)
     kind = _check_kind(kind)
@@ -246,7 +240,7 @@ class KeepRates:
 
     def standard_errors(self) -> np.ndarray:
         """Binomial standard errors sqrt(p(1-p)/samples), same shape as ``rates``."""
-        return np.sqrt(self.rates * (1 - self.rates) / self.samples)
+        return binomial_standard_error(self.rates, self.samples)
 
     def of(self, place) -> np.ndarray:
         return self.rates[self.names.index(place)]
@@ -263,7 +257,7 @@ def keep_rates(point_map: PointMap, epsilons, samples: int = 2000, rng=None, pro
     output the place itself. For two places d apart this is exactly F_Z(d/2) with
     Z = NoisyDotProduct(2, eps) (Eq. 18 in two dimensions). ``progress(fraction, message)`` per epsilon.
     """
-    eps = _epsilon_array(epsilons)
+    eps = check_epsilons(epsilons)
     samples = check_positive_int(samples, "samples", minimum=1, maximum=1_000_000)
     rng = as_generator(rng)
     places = np.repeat(np.arange(len(point_map)), samples)

@@ -3,7 +3,7 @@ neighbours against the gaps between consecutive neighbours (paper §4, §6: Eq. 
 Fig. 6; artifact glove/NeighborDistances.ipynb).
 
 The multivariate Laplace mechanism outputs the word x minimising the loss
-L(x) = ||w - x||^2 - 2 <x, eta> (spec dx-text §3). Comparing two candidates only involves the
+L(x) = ||w - x||^2 - 2 <x, eta> (Asghar et al. 2026, §6, Eq. 16). Comparing two candidates only involves the
 noisy dot product Z = <eta, e> with a unit vector e, whose exact law is `NoisyDotProduct(n, eps)`:
 
     Pr[w beats its k-th neighbour x_k] = F_Z(||w - x_k|| / 2)                               (Eq. 18)
@@ -31,7 +31,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from privlib.core.validation import as_generator, check_epsilon, check_positive_int
+from privlib.core.statistics import binomial_standard_error
+from privlib.core.validation import as_generator, check_epsilons, check_positive_int
 from privlib.words.embeddings import GLOVE_6B_50D
 from privlib.words.mechanisms import MultivariateLaplace
 from privlib.words.neighbours import neighbour_order_prefixes
@@ -42,7 +43,7 @@ FAR_RANK = 101
 
 #: Table 2 of the paper (GloVe-Wiki = GloVe 6B, all 400,000 words, 5,000 random words) and what
 #: the artifact's own run printed (glove/NeighborDistances.ipynb, float16 distances): means of
-#: (z_{w,x1}, z_{x1,x2}, z_{x1,x101}), by dimension. Spec dx-text §3.
+#: (z_{w,x1}, z_{x1,x2}, z_{x1,x101}), by dimension. Asghar et al. 2026, §6, Table 2.
 PUBLISHED_TABLE2 = {
     50: {"paper": (1.369, 0.172, 0.757), "artifact": (1.383, 0.165, 0.750)},
     100: {"paper": (1.403, 0.152, 0.616), "artifact": (1.410, 0.146, 0.620)},
@@ -324,18 +325,11 @@ def _nanmean_columns(values: np.ndarray) -> np.ndarray:
         return np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
 
 
-def _check_epsilons(epsilons) -> np.ndarray:
-    eps = np.atleast_1d(np.asarray(epsilons, dtype=np.float64)).ravel()
-    if eps.size == 0:
-        raise ValueError("Give at least one epsilon.")
-    return np.array([check_epsilon(float(e)) for e in eps])
-
-
 def win_probabilities(table: NeighbourDistances, epsilons, progress=None) -> WinProbabilities:
     """F_Z(z_{w,x1}) and F_Z(z_{x1,x2}) for each word of ``table`` and each epsilon, computed with
     the exact CDF of the noisy dot product, `NoisyDotProduct(n, eps).cdf` (no Monte Carlo),
     n = the embedding's dimension. ``progress(fraction, message)`` is called per epsilon."""
-    eps = _check_epsilons(epsilons)
+    eps = check_epsilons(epsilons)
     z_w, z_12 = table.z_w_x1, table.z_x1_x2
     defined = ~np.isnan(z_12)
     w_beats = np.empty((z_w.size, eps.size))
@@ -386,7 +380,7 @@ class MechanismFrequencies:
 
         The trials are independent but not identically distributed (different words), for which
         this is an upper bound on the standard error given the words."""
-        return {k: np.sqrt(p * (1 - p) / self.trials) for k, p in
+        return {k: binomial_standard_error(p, self.trials) for k, p in
                 (("original", self.original), ("nearest", self.nearest))}
 
     def to_dict(self) -> dict:
@@ -406,7 +400,7 @@ def mechanism_frequencies(space, table: NeighbourDistances, epsilons, words: int
     computed on ``space``. ``progress(fraction, message)`` is called per epsilon."""
     if table.vocab_size != len(space) or table.embedding != space.name or table.dim != space.dim:
         raise ValueError("The neighbour-distance table was computed on another embedding: recompute it on this one.")
-    eps = _check_epsilons(epsilons)
+    eps = check_epsilons(epsilons)
     rng = as_generator(rng)
     words = check_positive_int(words, "words", minimum=1, maximum=len(table))
     samples_per_word = check_positive_int(samples_per_word, "samples_per_word", minimum=1, maximum=100_000)

@@ -1,0 +1,194 @@
+"""Argument checks: each bad input raises a ValueError that says what to do; epsilon grids parse;
+privlib.core imports nothing but numpy, scipy, the standard library and itself."""
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import privlib.core
+from privlib.core.validation import (
+    check_delta,
+    check_epsilon,
+    check_epsilons,
+    check_probability,
+    check_range,
+    parse_epsilon_grid,
+)
+
+NAN, INF = float("nan"), float("inf")
+
+
+# ----------------------------------------------------------------------------- epsilon
+@pytest.mark.parametrize("value", [0, 0.0, -1, NAN, INF, -INF])
+def test_check_epsilon_rejects_non_positive(value):
+    with pytest.raises(ValueError, match="epsilon must be a finite number greater than 0"):
+        check_epsilon(value)
+
+
+@pytest.mark.parametrize("value", ["1", None, True, [1.0]])
+def test_check_epsilon_rejects_non_numbers(value):
+    with pytest.raises(ValueError, match="epsilon must be a number"):
+        check_epsilon(value, allow_zero=True)
+
+
+def test_check_epsilon_allow_zero():
+    assert check_epsilon(0, allow_zero=True) == 0.0
+    assert check_epsilon(-0.0, allow_zero=True) == 0.0
+    assert check_epsilon(np.float32(0.5), allow_zero=True) == 0.5
+    for value in (-1e-9, NAN, INF):
+        with pytest.raises(ValueError, match="at least 0"):
+            check_epsilon(value, allow_zero=True)
+
+
+def test_check_epsilons():
+    out = check_epsilons([1, 0.5, np.float64(3)])
+    assert out.dtype == np.float64 and out.shape == (3,)
+    np.testing.assert_array_equal(out, [1.0, 0.5, 3.0])
+    np.testing.assert_array_equal(check_epsilons(2), [2.0])
+    np.testing.assert_array_equal(check_epsilons(np.array([0.1, 0.2])), [0.1, 0.2])
+
+
+@pytest.mark.parametrize("values, message", [
+    ([], "empty"), (np.array([]), "empty"), ([[1.0, 2.0]], "flat list"), ([1.0, 0.0], "greater than 0"),
+    ([1.0, NAN], "greater than 0"), (["a"], "must be a number"), ([True], "must be a number"),
+    ([1.0, [2.0]], "must be a number"),
+])
+def test_check_epsilons_rejects(values, message):
+    with pytest.raises(ValueError, match=message):
+        check_epsilons(values)
+
+
+# ----------------------------------------------------------------------------- delta
+def test_check_delta_accepts():
+    assert check_delta(1e-6) == 1e-6
+    assert check_delta(0.999) == 0.999
+    assert check_delta(0, allow_zero=True) == 0.0
+
+
+@pytest.mark.parametrize("value, allow_zero", [
+    (0, False), (1, False), (1, True), (-1e-9, True), (1.5, False), (NAN, True), (INF, False), ("1e-6", False),
+    (None, True), (True, True),
+])
+def test_check_delta_rejects(value, allow_zero):
+    with pytest.raises(ValueError, match=r"delta must be a number with 0 <=? delta < 1 \(delta is the probability"):
+        check_delta(value, allow_zero=allow_zero)
+
+
+# ----------------------------------------------------------------------------- probability and range
+@pytest.mark.parametrize("value, kwargs", [(0, {}), (1, {}), (0.5, {"open_low": True, "open_high": True})])
+def test_check_probability_accepts(value, kwargs):
+    assert check_probability(value, "p", **kwargs) == float(value)
+
+
+@pytest.mark.parametrize("value, kwargs, interval", [
+    (-0.1, {}, r"\[0, 1\]"), (1.1, {}, r"\[0, 1\]"), (NAN, {}, r"\[0, 1\]"), ("0.5", {}, r"\[0, 1\]"),
+    (0, {"open_low": True}, r"\(0, 1\]"), (1, {"open_high": True}, r"\[0, 1\)"),
+    (True, {}, r"\[0, 1\]"),
+])
+def test_check_probability_rejects(value, kwargs, interval):
+    with pytest.raises(ValueError, match=f"keep must be a probability in {interval}"):
+        check_probability(value, "keep", **kwargs)
+
+
+def test_check_range_accepts():
+    assert check_range(3, "x") == 3.0
+    assert check_range(0, "x", low=0) == 0.0
+    assert check_range(2, "x", low=0, high=2) == 2.0
+    assert check_range(-5.5, "x", high=0, high_inclusive=False) == -5.5
+
+
+@pytest.mark.parametrize("value, kwargs, message", [
+    (NAN, {}, "x must be a finite number"), (INF, {"low": 0}, "x must be a finite number"),
+    ("1", {}, "x must be a number"), (None, {}, "x must be a number"), (False, {}, "x must be a number"),
+    (-1, {"low": 0}, "x must be a number at least 0"),
+    (0, {"low": 0, "low_inclusive": False}, "x must be a number greater than 0"),
+    (3, {"low": 0, "high": 2}, "x must be a number at least 0 and at most 2"),
+    (2, {"high": 2, "high_inclusive": False}, "x must be a number less than 2"),
+])
+def test_check_range_rejects(value, kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        check_range(value, "x", **kwargs)
+
+
+# ----------------------------------------------------------------------------- epsilon grids
+@pytest.mark.parametrize("text, expected", [
+    ("1:30", np.arange(1, 31, dtype=float)),
+    ("1:30:0.5", np.arange(2, 61) / 2.0),
+    ("0.5:10:0.5", np.arange(1, 21) / 2.0),
+    ("0.5,1,2", [0.5, 1.0, 2.0]),
+    (" 2 ", [2.0]),
+    ("5", [5.0]),
+    ("1:1", [1.0]),
+    ("1, ,2,", [1.0, 2.0]),
+    ("1e-3,1e3", [0.001, 1000.0]),
+    ("2:3:0.4", [2.0, 2.4, 2.8]),
+    ("1:1000", np.arange(1, 1001, dtype=float)),
+])
+def test_parse_epsilon_grid(text, expected):
+    np.testing.assert_allclose(parse_epsilon_grid(text), expected, rtol=1e-12, atol=0)
+
+
+def test_parse_epsilon_grid_step_grid_keeps_stop():
+    grid = parse_epsilon_grid("0.1:0.3:0.1")
+    assert grid.size == 3 and grid[-1] == pytest.approx(0.3, abs=1e-12)
+
+
+@pytest.mark.parametrize("text", ["", " ", ",", "a", "1:b", "1:2:3:4", ":", "1:30:0", "1:30:-1", "30:1",
+                                  "1:nan", "1:inf"])
+def test_parse_epsilon_grid_format_errors(text):
+    with pytest.raises(ValueError, match="Cannot read the epsilon grid|The epsilon grid is empty"):
+        parse_epsilon_grid(text)
+
+
+@pytest.mark.parametrize("text", ["0,1", "-1", "nan", "inf", "0:3", "1,-2"])
+def test_parse_epsilon_grid_invalid_values(text):
+    with pytest.raises(ValueError, match="epsilon must be a finite number greater than 0"):
+        parse_epsilon_grid(text)
+
+
+@pytest.mark.parametrize("text, max_values, message", [
+    ("1:1e12", 1000, "has more than 1,000 values: use a larger step"),
+    ("1:1001", 1000, "has more than 1,000 values"),
+    (",".join(["1"] * 1001), 1000, "has more than 1,000 values"),
+    ("1:11", 10, "has more than 10 values"),
+    ("1,2,3", 2, "has more than 2 values"),
+])
+def test_parse_epsilon_grid_caps_the_size(text, max_values, message):
+    with pytest.raises(ValueError, match=message):
+        parse_epsilon_grid(text, max_values=max_values)
+
+
+def test_parse_epsilon_grid_custom_cap_allows_up_to_it():
+    assert parse_epsilon_grid("1:10", max_values=10).size == 10
+    with pytest.raises(ValueError, match="max_values"):
+        parse_epsilon_grid("1:10", max_values=0)
+
+
+# ----------------------------------------------------------------------------- import hygiene
+def test_core_imports_only_numpy_scipy_stdlib_and_core():
+    allowed = set(sys.stdlib_module_names) | {"numpy", "scipy", "__future__"}
+    offenders = []
+    for path in sorted(Path(privlib.core.__file__).parent.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = [("." * node.level) + (node.module or "")]
+            else:
+                continue
+            for name in names:
+                if name.startswith("privlib.core") or name.split(".")[0] in allowed:
+                    continue
+                offenders.append(f"{path.name}: {name}")
+    assert not offenders, offenders
+
+
+def test_core_reexports_its_public_names():
+    for name in privlib.core.__all__:
+        assert getattr(privlib.core, name) is not None
+    assert {"analytic_gaussian_sigma", "RandomisedResponse", "PrivacyBudget", "parse_epsilon_grid",
+            "wilson_interval", "geometric_noise", "check_delta"} <= set(privlib.core.__all__)
