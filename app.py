@@ -1,6 +1,9 @@
-"""Epsilon Lab: see what word-level differential privacy does to text.
+"""Epsilon Lab: explore what differential privacy does to data.
 
 Run with:  streamlit run app.py
+
+The router: one section of pages per topic, the overview first. A new topic adds its pages
+(files in pages/, each starting with `ui.start_page()`) as one more section below.
 """
 import streamlit as st
 
@@ -8,20 +11,19 @@ import ui
 
 st.set_page_config(page_title="Epsilon Lab", page_icon="ε", layout="wide")
 
-# Navigation first. URL paths are the file names (/noisy_dot_product): with Streamlit 1.67 a
-# custom url_path shows "Page not found" when a link opens that page directly.
-pages = st.navigation([
-    st.Page("pages/neighbour_ranks.py", title="Neighbour ranks", default=True),
-    st.Page("pages/noisy_dot_product.py", title="Noisy dot product"),
-    st.Page("pages/sanitise_text.py", title="Sanitise text"),
-    st.Page("pages/why_it_happens.py", title="Why it happens"),
-    st.Page("pages/choose_epsilon.py", title="Choose epsilon"),
-])
+# URL paths are the file names (/noisy_dot_product): a direct link to a page must name its file
+# (see ui.start_page), so no custom url_path.
+SECTIONS = {
+    "": [
+        st.Page("pages/overview.py", title="Overview", icon="🏠", default=True),
+    ],
+    "Word-level text": [
+        st.Page("pages/neighbour_ranks.py", title="Neighbour ranks"),
+        st.Page("pages/noisy_dot_product.py", title="Noisy dot product"),
+        st.Page("pages/sanitise_text.py", title="Sanitise text"),
+        st.Page("pages/why_it_happens.py", title="Why it happens"),
+        st.Page("pages/choose_epsilon.py", title="Choose epsilon"),
+    ],
+}
 
-space = ui.sidebar()
-st.session_state["space"] = space
-if space is None:
-    st.title("Epsilon Lab")
-    st.warning("No embedding is loaded yet: choose one in the sidebar.")
-else:
-    pages.run()
+ui.run_page(st.navigation(SECTIONS))

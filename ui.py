@@ -1,12 +1,18 @@
-"""Streamlit glue shared by app.py and the pages: cached resources, common widgets, errors.
+"""Streamlit glue shared by app.py and the pages: routing, cached resources, common widgets, errors.
 
 Only widgets and caching live here; every number a page shows is computed in privlib.
+
+Every page starts with one call: `start_page()` (a page that needs no embedding, e.g. the
+overview) or `word_space()` (a word-level page: draws the embedding sidebar and returns the
+loaded space, which calls `start_page()` first).
 """
 from __future__ import annotations
 
+import contextvars
 import hashlib
 import os
 import tempfile
+from pathlib import Path
 
 import numpy as np
 import streamlit as st
@@ -50,30 +56,87 @@ def uploaded_space(digest: str, _data: bytes, name: str, vocab_size: int | None)
     return space
 
 
+#: The page files (pages/*.py): app.py lists them in st.navigation; `start_page` registers them too.
+PAGES = Path(__file__).resolve().parent / "pages"
+#: True while app.py runs the page it routed to (see `run_page` and `start_page`).
+_ROUTED = contextvars.ContextVar("epsilon_lab_routed", default=False)
+#: Session key of the embedding uploaded in this session (kept across page switches, in memory only).
+_UPLOADED = "_uploaded_embedding"
+
+
+def run_page(page) -> None:
+    """Run ``page`` (what st.navigation returned) as the page app.py routed to."""
+    token = _ROUTED.set(True)
+    try:
+        page.run()
+    finally:
+        _ROUTED.reset(token)
+
+
+def _starting() -> None:  # the placeholder default page of `start_page`; never shown
+    pass
+
+
+def start_page() -> None:
+    """Make sure this page runs inside app.py (page config, navigation, sections). Call it first.
+
+    Why: Streamlit 1.67 runs an app in its legacy "pages/ folder" mode until st.navigation has
+    been called in the server process (and on every AppTest run), because a pages/ folder
+    exists. In that mode a direct link such as /noisy_dot_product runs the page file alone,
+    without app.py: no page config, and the old file-list navigation for the rest of the session.
+    Here such a run calls st.navigation itself — public API, which turns the legacy mode off for
+    the process — with the same page files (so this page keeps its URL and identity, found by
+    its file name), and reruns: the rerun goes through app.py, which runs this same page. Runs
+    routed by app.py (`run_page`) return at once. The browser tests open pages by direct link
+    on a fresh server, the case this handles.
+    """
+    if _ROUTED.get():
+        return
+    st.navigation([st.Page(_starting, title="Epsilon Lab", url_path="starting", default=True)]
+                  + [st.Page(path) for path in sorted(PAGES.glob("*.py"))], position="hidden")
+    st.rerun()
+
+
+def word_space() -> EmbeddingSpace:
+    """Start a word-level page: draw the embedding sidebar (`sidebar`) and return the loaded
+    space; when none is loaded, say so and stop the page."""
+    start_page()
+    space = sidebar()
+    if space is None:
+        st.info("No embedding is loaded yet: choose one in the sidebar (the built-in GloVe 6B 50d needs no file).",
+                icon="👈")
+        st.stop()
+    return space
+
+
 def sidebar() -> EmbeddingSpace | None:
-    """The shared sidebar: embedding, vocabulary size, random seed. Returns the space (or None
-    after showing why it could not be loaded)."""
+    """The embedding sidebar of the word-level pages: embedding, vocabulary size, random seed.
+    Returns the space (or None after showing why it could not be loaded).
+
+    Each page draws it, so the widgets keep their values across page switches with
+    ``persist_state="session"``; a file uploader cannot, so the space of the last upload is
+    kept in this session's memory (never on disk) until another file is uploaded."""
     qp = st.query_params
     if "seed" not in st.session_state:
         st.session_state["seed"] = _int_param(qp.get("seed"), default=1)
     with st.sidebar:
         st.header("Embedding")
         source = st.radio("Word vectors", ["GloVe 6B 50d (built in)", "A file on this computer", "Upload a file"],
-                          key="embedding_source",
+                          key="embedding_source", persist_state="session",
                           help="Your own vectors: word2vec (.bin or text), GloVe text or fastText .vec.")
         limit = st.number_input(
             "Vocabulary size (most frequent words)", min_value=1000, max_value=400_000, value=400_000, step=10_000,
-            key="vocab_size",
+            key="vocab_size", persist_state="session",
             help="Keep the N first rows (GloVe rows are in frequency order). Smaller is faster.",
         )
-        st.number_input("Random seed", min_value=0, max_value=2**31 - 1, step=1, key="seed",
+        st.number_input("Random seed", min_value=0, max_value=2**31 - 1, step=1, key="seed", persist_state="session",
                         help="Same seed, same results: the view can be shared and reproduced.")
         space = None
         try:
             if source.startswith("GloVe"):
                 space = glove_space(None if limit >= 400_000 else int(limit))
             elif source.startswith("A file"):
-                path = st.text_input("Path to the embedding file", key="embedding_path",
+                path = st.text_input("Path to the embedding file", key="embedding_path", persist_state="session",
                                      placeholder="/home/me/glove.6B.100d.txt")
                 if path:
                     full = os.path.expanduser(path)
@@ -84,6 +147,14 @@ def sidebar() -> EmbeddingSpace | None:
                 if upload is not None:
                     data = upload.getvalue()
                     space = uploaded_space(hashlib.sha1(data).hexdigest(), data, upload.name, int(limit))
+                    st.session_state[_UPLOADED] = (int(limit), space)
+                elif _UPLOADED in st.session_state:  # uploaded on another page of this session
+                    size, earlier = st.session_state[_UPLOADED]
+                    if size == int(limit):
+                        space = earlier
+                        st.caption(f"Using {earlier.name}, uploaded earlier in this session.")
+                    else:
+                        st.info(f"Upload {earlier.name} again to load another vocabulary size.")
         except ValueError as exc:
             st.error(str(exc))
             space = None
@@ -132,27 +203,10 @@ def embedding_key(space: EmbeddingSpace) -> str:
     return space.fingerprint
 
 
-def require_app() -> None:
-    """Make sure a page runs inside app.py (its router and shared sidebar).
-
-    Streamlit 1.67 runs an app in its legacy "pages/ folder" mode whenever a pages/ folder exists
-    and st.navigation has not yet been called in the process (the first request of a server, and
-    every run under AppTest): a link straight to /noisy_dot_product then runs that page file alone,
-    without app.py. This switches to st.navigation mode and reruns, which runs app.py and resolves
-    the same page. (Relies on Streamlit's PagesManager flag; the browser test opens a page by
-    direct link first thing, so a change in Streamlit shows up there.)
-    """
-    from streamlit.runtime.pages_manager import PagesManager
-
-    if PagesManager.uses_pages_directory or "space" not in st.session_state:
-        PagesManager.uses_pages_directory = False
-        st.rerun()
-
-
 def mechanism_controls(key: str = "mechanism", container=None) -> tuple[str, tuple]:
     """A mechanism picker and one widget per parameter, built from the mechanism's PARAMETERS
     (no mechanism-specific code here). Returns (name, ((parameter, value), ...)), hashable for
-    caching; `privlib.words.mechanisms.make_mechanism(name, **dict(params))` builds it."""
+    caching; `privlib.words.mechanisms.resolve_mechanism((name, params))` builds it."""
     from privlib.words.mechanisms import MECHANISMS
 
     box = container or st

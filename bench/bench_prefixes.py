@@ -3,14 +3,13 @@
 Workload: the "Choose epsilon" page's default run of the fix — the paper's paragraph (30 distinct
 words) x 20 runs x epsilons 1,2,3,5,8,12,20,30 = 4,800 pivots from the multivariate Laplace
 mechanism; the post-processing step draws a rank per pivot and needs each distinct pivot's
-neighbour order up to the largest rank drawn for it.
+neighbour order up to the largest rank drawn for it (`neighbour_order_prefixes`).
 
-Compared in the same run, on the same pivots and ranks:
-- `PostProcessingFix.post_process` (threshold guessed from a sample of scores, one chunked pass
-  keeping the scores below it, `postprocessing._prefixes_fast`);
-- the former route, written out here: the full float32 score row of each pivot (blocks of 32
-  pivots) and a partition of all N scores per pivot to find the threshold.
-Both must give identical outputs.
+Compared in the same run, on the same pivots and lengths (interleaved, so both see the same load):
+- the fast route (`method="fast"`: a float32 pre-selection with a threshold guessed from a sample
+  of scores, then a float64 certificate — what the mechanism uses on large vocabularies);
+- the direct route (`method="direct"`: float64 distances to every word and a partition per pivot).
+Both must give identical prefixes. The full step (`PostProcessingFix.post_process`) is timed too.
 
     python bench/bench_prefixes.py [--repeats 3]
 """
@@ -25,29 +24,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anywhere
 
-import privlib.words.mechanisms.postprocessing as pp  # noqa: E402
 from privlib.words import EmbeddingSpace, MultivariateLaplace  # noqa: E402
+from privlib.words.mechanisms import PostProcessingFix  # noqa: E402
+from privlib.words.mechanisms.postprocessing import sample_ranks  # noqa: E402
+from privlib.words.neighbours import neighbour_order_prefixes  # noqa: E402
 from privlib.words.text import PAPER_EXAMPLE, vocabulary_words  # noqa: E402
-
-
-def former_prefixes_fast(space, rows, lengths):
-    """The threshold by a partition of each pivot's whole float32 score row (then the same
-    candidates, float64 re-score and certificate as `_prefixes_fast`: `_certified_prefix`)."""
-    search = space.exact_search
-    p64 = space.vectors[rows].astype(np.float64)
-    queries = np.empty((rows.size, space.dim + 1), dtype=np.float32)
-    queries[:, :space.dim] = -2.0 * p64
-    queries[:, space.dim] = 1.0
-    scores = queries @ search._augmented.T
-    norms = np.sqrt(space.sq_norms[rows])
-    tau = search._tau_factor * (2.0 * norms * search._max_norm + search._max_norm**2)
-    margin = 8 * (space.dim + 2) * 2.0**-53 * (norms + search._max_norm) ** 2
-    out = []
-    for i, (row, k) in enumerate(zip(rows, lengths)):
-        t = float(np.partition(scores[i], k)[k])
-        cand = np.flatnonzero(scores[i] <= np.nextafter(np.float32(t + 2.0 * tau[i]), np.float32(np.inf)))
-        out.append(pp._certified_prefix(space, int(row), int(k), cand, p64[i], margin[i]))
-    return out
 
 
 def main():
@@ -63,24 +44,28 @@ def main():
     inputs = np.tile(np.repeat(rows, 20), eps.size)
     per_row_eps = np.repeat(eps, rows.size * 20)
     pivots = MultivariateLaplace().sample_many(space, inputs, per_row_eps, rng=1)
-    fix = pp.PostProcessingFix()
-    print(f"{pivots.size:,} pivots, {np.unique(pivots).size:,} distinct, on {len(space):,} words")
+    fix = PostProcessingFix()
+    ranks = sample_ranks(len(space), fix.c * per_row_eps, rng=2)
+    unique, inverse = np.unique(pivots, return_inverse=True)
+    lengths = np.zeros(unique.size, dtype=np.int64)
+    np.maximum.at(lengths, inverse, ranks + 1)
+    print(f"{pivots.size:,} pivots, {unique.size:,} distinct, on {len(space):,} words")
 
-    new_route, former = pp._prefixes_fast, former_prefixes_fast
-    times = {"new": [], "former": []}
-    outputs = {}
-    for _ in range(args.repeats):  # interleaved: both see the same machine load
-        for name, route, block in (("new", new_route, pp.PIVOT_BLOCK), ("former", former, 32)):
-            pp._prefixes_fast, saved_block = route, pp.PIVOT_BLOCK
-            pp.PIVOT_BLOCK = block
+    times = {"fast": [], "direct": [], "post_process": []}
+    prefixes = {}
+    for _ in range(args.repeats):
+        for method in ("fast", "direct"):
             t = time.perf_counter()
-            outputs[name] = fix.post_process(space, pivots, per_row_eps, rng=2)
-            times[name].append(time.perf_counter() - t)
-            pp._prefixes_fast, pp.PIVOT_BLOCK = new_route, saved_block
-    new, old = np.median(times["new"]), np.median(times["former"])
-    print(f"post-processing step, new route:    median {new:.2f} s  runs " + ", ".join(f"{x:.2f}" for x in times["new"]))
-    print(f"post-processing step, former route: median {old:.2f} s  runs " + ", ".join(f"{x:.2f}" for x in times["former"]))
-    print(f"speed-up: {old / new:.2f}x; identical outputs: {np.array_equal(outputs['new'], outputs['former'])}")
+            prefixes[method] = dict(neighbour_order_prefixes(space, unique, lengths, method=method))
+            times[method].append(time.perf_counter() - t)
+        t = time.perf_counter()
+        fix.post_process(space, pivots, per_row_eps, rng=2)
+        times["post_process"].append(time.perf_counter() - t)
+    same = all(np.array_equal(prefixes["fast"][i], prefixes["direct"][i]) for i in range(unique.size))
+    for name, values in times.items():
+        print(f"{name:<13} median {np.median(values):.2f} s  runs " + ", ".join(f"{x:.2f}" for x in values))
+    print(f"fast route speed-up over direct: {np.median(times['direct']) / np.median(times['fast']):.2f}x; "
+          f"identical prefixes: {same}")
 
 
 if __name__ == "__main__":

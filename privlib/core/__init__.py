@@ -11,6 +11,7 @@ they depend only on numpy, scipy and the standard library:
   exact privacy curve of a Gaussian mechanism;
 - `randomised_response`: k-ary randomised response (binary when classes = 2; label DP);
 - `composition`: a privacy budget under basic sequential composition;
+- `sampling`: exact draws from a finite law given by (log-)weights (exponential-family mechanisms);
 - `statistics`: binomial standard errors and Wilson score intervals.
 """
 from privlib.core.calibration import (
@@ -24,6 +25,7 @@ from privlib.core.calibration import (
 from privlib.core.composition import PrivacyBudget, Spend
 from privlib.core.noise import gaussian_noise, geometric_noise, laplace_noise, laplace_scalar_noise
 from privlib.core.randomised_response import RandomisedResponse
+from privlib.core.sampling import fine_uniform, probabilities_from_log_weights, sample_categorical
 from privlib.core.statistics import binomial_standard_error, wilson_interval
 from privlib.core.validation import (
     as_generator,
@@ -39,6 +41,9 @@ from privlib.core.validation import (
 )
 
 __all__ = [
+    "fine_uniform",
+    "probabilities_from_log_weights",
+    "sample_categorical",
     "PrivacyBudget",
     "RandomisedResponse",
     "Spend",

@@ -196,6 +196,26 @@ def parse_epsilons(text: str) -> np.ndarray:
     return parse_epsilon_grid(text, MAX_EPSILONS)
 
 
+def sample_across_epsilons(space, mechanism: Mechanism, inputs, epsilons, rng, on_batch=None) -> np.ndarray:
+    """One output of ``mechanism`` for every (epsilon, input row): shape (len(epsilons), len(inputs)).
+
+    Batches of epsilons share one `Mechanism.sample_many` call, so one pass over the vocabulary
+    serves up to `SWEEP_QUERIES` noisy queries; the draws come in the order (epsilon, input), so
+    the same generator gives the same outputs wherever this is called from.
+    ``on_batch(epsilons done, last epsilon of the batch)`` reports progress."""
+    inputs = np.asarray(inputs, dtype=np.int64)
+    epsilons = np.asarray(epsilons, dtype=np.float64)
+    outputs = np.empty((epsilons.size, inputs.size), dtype=np.int64)
+    per_batch = max(1, SWEEP_QUERIES // max(1, inputs.size))
+    for j0 in range(0, epsilons.size, per_batch):
+        eps = epsilons[j0:j0 + per_batch]
+        outputs[j0:j0 + eps.size] = mechanism.sample_many(
+            space, np.tile(inputs, eps.size), np.repeat(eps, inputs.size), rng).reshape(eps.size, inputs.size)
+        if on_batch is not None:
+            on_batch(j0 + eps.size, float(eps[-1]))
+    return outputs
+
+
 def epsilon_sweep(space, epsilons, words=200, mechanism: Mechanism | None = None, close: int = DEFAULT_CLOSE,
                   rng=None, samples_per_word: int = 1, progress=None) -> EpsilonSweep:
     """Paper Fig. 2: for each epsilon, one output per word (``samples_per_word`` outputs) for
@@ -219,14 +239,9 @@ def epsilon_sweep(space, epsilons, words=200, mechanism: Mechanism | None = None
             raise ValueError("Give at least one word for the sweep.")
     report = progress or (lambda fraction, message: None)
     inputs = np.repeat(rows, samples_per_word)
-    # One search per batch of epsilons (a pass over the vocabulary serves many queries).
-    outputs = np.empty((inputs.size, epsilons.size), dtype=np.int64)
-    per_batch = max(1, SWEEP_QUERIES // inputs.size)
-    for j0 in range(0, epsilons.size, per_batch):
-        eps = epsilons[j0:j0 + per_batch]
-        batch = mechanism.sample_many(space, np.tile(inputs, eps.size), np.repeat(eps, inputs.size), rng)
-        outputs[:, j0:j0 + eps.size] = batch.reshape(eps.size, inputs.size).T
-        report(0.5 * (j0 + eps.size) / epsilons.size, f"Sampled {j0 + eps.size} of {epsilons.size} epsilons")
+    outputs = sample_across_epsilons(
+        space, mechanism, inputs, epsilons, rng,
+        lambda done, last: report(0.5 * done / epsilons.size, f"Sampled {done} of {epsilons.size} epsilons")).T
     per_word = outputs.reshape(rows.size, samples_per_word * epsilons.size)
     classes = classify_outputs(
         space, rows, per_word, close,

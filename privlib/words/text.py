@@ -171,7 +171,7 @@ class SanitisedText:
 
     @property
     def budget(self) -> float:
-        """Total privacy budget spent: m·eps for m sanitised words (composition; Asghar et al. 2026, §3.2)."""
+        """Total privacy budget spent: m·eps for m sanitised words (Asghar et al. 2026, §3.2)."""
         return self.sanitised_words * self.epsilon
 
     def summary(self, close: int = DEFAULT_CLOSE) -> dict:

@@ -65,7 +65,7 @@ def test_density_cdf_and_tail_figures():
     samples = np.random.default_rng(0).standard_normal(1000)
     fig = figures.density_with_samples(grid, np.exp(-grid**2 / 2), samples, integral_pdf=np.ones(11))
     assert [t.type for t in fig.data] == ["bar", "scatter", "scatter"]
-    centres, density, widths = figures._histogram_density(samples)
+    centres, density, widths = figures.histogram_density(samples)
     assert np.sum(density * widths) == pytest.approx(1.0)
     fig = figures.cdf_with_samples(grid, np.linspace(0, 1, 11), samples)
     emp = fig.data[0]

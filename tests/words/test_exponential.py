@@ -12,6 +12,7 @@ from scipy import stats
 
 import privlib.words
 import privlib.words.mechanisms.exponential as ex
+from privlib.core.sampling import fine_uniform, sample_categorical
 from privlib.words.embeddings import EmbeddingSpace
 from privlib.words.mechanisms import MECHANISMS, make_mechanism
 from privlib.words.mechanisms.exponential import TEM, CusText, SanText, SanTextPlus, build_groups
@@ -740,13 +741,13 @@ def test_no_legitimate_output_gets_probability_zero_even_beyond_float64_range(na
 def test_fine_uniform_reaches_below_2_to_the_minus_53():
     """`rng.random()` cannot go below 2^-53; the full-precision uniform reaches 2^-666 when the
     first 12·53 + 29 bits are zero (scripted here), so a probability-1e-200 output is drawable."""
-    u = ex._fine_uniform(ScriptedRNG([0] * 12 + [2**23, 0]), 1)
+    u = fine_uniform(ScriptedRNG([0] * 12 + [2**23, 0]), 1)
     assert u[0] == 2.0**-666
-    u = ex._fine_uniform(ScriptedRNG([2**53 - 1, 2**52 - 1]), 1)
+    u = fine_uniform(ScriptedRNG([2**53 - 1, 2**52 - 1]), 1)
     assert u[0] == 1 - 2.0**-53
     p = np.array([0.5, 0.5, 1e-200])
-    assert ex._draw(p, 1, ScriptedRNG([0] * 12 + [2**23, 0] + [2**52, 0]))[0] == 2
-    assert ex._draw(p, 1, ScriptedRNG([0] * 11 + [2**40, 0] + [2**52, 0]))[0] != 2  # u ≈ 2^-596 > 1e-200
+    assert sample_categorical(p, 1, ScriptedRNG([0] * 12 + [2**23, 0] + [2**52, 0]))[0] == 2
+    assert sample_categorical(p, 1, ScriptedRNG([0] * 11 + [2**40, 0] + [2**52, 0]))[0] != 2  # u ≈ 2^-596 > 1e-200
     # a plain inverse CDF on the cumulative sum gives the tiny output an empty interval
     c = np.cumsum(p)
     assert c[2] == c[1]
@@ -754,7 +755,7 @@ def test_fine_uniform_reaches_below_2_to_the_minus_53():
 
 def test_fine_uniform_is_uniform():
     rng = np.random.default_rng(2024)
-    u = ex._fine_uniform(rng, 200_000)
+    u = fine_uniform(rng, 200_000)
     assert ((u > 0) & (u < 1)).all()
     assert stats.kstest(u, "uniform").pvalue > 1e-3
     # the binade of u (floor(-log2 u) = k with probability 2^-(k+1)) down to 2^-14
@@ -766,15 +767,15 @@ def test_fine_uniform_is_uniform():
 def test_draw_handles_zeros_and_extreme_ranges():
     rng = np.random.default_rng(0)
     p = np.array([0.0, 0.25, 0.0, 0.75, 0.0])
-    out = ex._draw(p, 20_000, rng)
+    out = sample_categorical(p, 20_000, rng)
     assert set(out.tolist()) <= {1, 3}
     assert chi_square_pvalue(out, p) > 1e-3
     p = np.array([1e-300, 1.0, 1e-20, 3e-5, 2e-5])
     p = p / p.sum()
-    out = ex._draw(p, 400_000, rng)
+    out = sample_categorical(p, 400_000, rng)
     assert chi_square_pvalue(out, p) > 1e-3
-    assert ex._draw(np.array([0.0, 1.0]), 10, rng).tolist() == [1] * 10
-    assert ex._draw(np.array([0.3, 0.7]), 0, rng).shape == (0,)
+    assert sample_categorical(np.array([0.0, 1.0]), 10, rng).tolist() == [1] * 10
+    assert sample_categorical(np.array([0.3, 0.7]), 0, rng).shape == (0,)
 
 
 # ----------------------------------------------------------------------------- sampling = exact law

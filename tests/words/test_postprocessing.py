@@ -278,14 +278,14 @@ def test_one_epsilon_per_pivot():
 
 
 # ----------------------------------------------------------------------------- post-processing
-def test_second_step_reads_only_the_pivot():
+def test_second_step_reads_only_the_pivot(monkeypatch):
     # structurally: the step takes pivots and epsilon, never the input word
     assert "word" not in inspect.signature(PostProcessingFix.post_process).parameters
     # and with the pivots fixed, the input word changes nothing, output for output
     space = small_space()
     fix = PostProcessingFix(c=0.1)
     fixed = np.random.default_rng(0).integers(0, len(space), 500)
-    fix._pivot_mechanism.sample = lambda space, index, epsilon, size, rng: fixed[:size].copy()
+    monkeypatch.setattr(MultivariateLaplace, "sample", lambda self, space, index, epsilon, size, rng: fixed[:size].copy())
     a = fix.sample(space, 0, 2.0, 500, rng=4)
     b = fix.sample(space, 31, 2.0, 500, rng=4)
     np.testing.assert_array_equal(a, b)

@@ -119,7 +119,7 @@ def proportions_vs_epsilon(sweeps: list, title: str | None = None) -> go.Figure:
 
 
 # ---------------------------------------------------------------- the noisy dot product (Asghar et al. 2026, §4-5)
-def _histogram_density(samples, bins: int = 80):
+def histogram_density(samples, bins: int = 80):
     samples = np.asarray(samples, dtype=float)
     counts, edges = np.histogram(samples, bins=bins)
     widths = np.diff(edges)
@@ -132,7 +132,7 @@ def density_with_samples(grid, exact_pdf, samples=None, integral_pdf=None, x_tit
     density from direct numerical integration of the paper's Eq. 13 (to show they coincide)."""
     fig = go.Figure()
     if samples is not None and len(samples):
-        centres, density, widths = _histogram_density(samples)
+        centres, density, widths = histogram_density(samples)
         fig.add_trace(go.Bar(x=centres, y=density, width=widths, name=f"{len(samples):,} samples",
                              marker_color="#9ecae1", hovertemplate="%{x:.3g}: %{y:.3g}<extra>samples</extra>"))
     fig.add_trace(go.Scatter(x=grid, y=exact_pdf, mode="lines", name=exact_name, line=dict(color="#08306b", width=2.5)))

@@ -42,7 +42,7 @@ class EpsilonChoice:
 
     @property
     def budget(self) -> np.ndarray:
-        """Composed budget of an L-word sentence at each grid epsilon: L·eps (composition; Asghar et al. 2026, §3.2)."""
+        """Composed budget of an L-word sentence at each grid epsilon: L·eps (Asghar et al. 2026, §3.2)."""
         return self.sentence_length * np.asarray(self.epsilons, dtype=np.float64)
 
     def summary(self, i: int) -> str:

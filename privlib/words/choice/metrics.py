@@ -67,7 +67,7 @@ import numpy as np
 from privlib.core.statistics import wilson_interval
 from privlib.core.validation import as_generator, check_epsilons, check_positive_int
 from privlib.words.choice.words import VOCABULARY, WORDS, WordSet, as_word_set
-from privlib.words.experiments import MAX_EPSILONS, SWEEP_QUERIES, parse_epsilons
+from privlib.words.experiments import MAX_EPSILONS, parse_epsilons, sample_across_epsilons
 from privlib.words.mechanisms import resolve_mechanism
 from privlib.words.neighbours import DEFAULT_CLOSE, neighbour_ranks, output_ranks
 
@@ -212,13 +212,9 @@ def _aggregate(per_word: dict, within_var: dict | None, scope: str):
 def _sampled_metrics(space, ws: WordSet, eps, mech, samples: int, close: int, rng, report):
     rows, m, n_eps, s = ws.rows, len(ws), eps.size, samples
     inputs = np.repeat(rows, s)
-    outputs = np.empty((n_eps, inputs.size), dtype=np.int64)
-    per_batch = max(1, SWEEP_QUERIES // inputs.size)
-    for j0 in range(0, n_eps, per_batch):  # one sample_many call serves a batch of epsilons
-        e = eps[j0:j0 + per_batch]
-        outputs[j0:j0 + e.size] = mech.sample_many(space, np.tile(inputs, e.size), np.repeat(e, inputs.size),
-                                                    rng).reshape(e.size, inputs.size)
-        report(0.85 * (j0 + e.size) / n_eps, f"{mech.label}: ran ε = {e[-1]:g} ({j0 + e.size}/{n_eps})")
+    outputs = sample_across_epsilons(
+        space, mech, inputs, eps, rng,
+        lambda done, last: report(0.85 * done / n_eps, f"{mech.label}: ran ε = {last:g} ({done}/{n_eps})"))
     outputs = outputs.reshape(n_eps, m, s).transpose(1, 0, 2)  # (word, epsilon, run)
     ranks = output_ranks(space, np.repeat(rows, n_eps * s), outputs.ravel(),
                          progress=lambda done, total: report(0.85 + 0.1 * done / total,

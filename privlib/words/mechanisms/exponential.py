@@ -1,16 +1,16 @@
 """The exponential-mechanism family of word-level mechanisms: SanText, SanText+, TEM, CusText.
 
 Each replaces a word x by a word y drawn with P(y|x) ∝ exp(eps·u(x, y)/2) for a utility u, over
-a candidate set that depends on the mechanism (spec mechanisms.md §4–§6). Two facts carry every
-guarantee here (spec, "facts used throughout"):
+a candidate set that depends on the mechanism (Carvalho et al. 2023; Yue et al. 2021; Chen et al. 2023).
+Two facts carry every guarantee here (our derivations, not taken from these papers):
 
 * if |u(x,y) − u(x',y)| ≤ d(x,x') for every y, then P(y|x) ≤ e^{eps·d(x,x')} P(y|x') (the
   numerator and the normaliser each contribute eps·d/2 — hence the 1/2 in the exponent);
 * Gumbel-max realises exp(eps·s/2) only with scale 2/eps and argmax(s + G); argmin(d + G) is not a
   softmax. Nothing here uses Gumbel noise: outputs are drawn by inverse CDF from float64 weights.
 
-Numerics (spec §9 (6)). Every law is computed in float64 log space (log-sum-exp normalisation), so
-no weight underflows: probabilities of legitimate outputs are floored at the smallest normal float
+Numerics (our addition, not in the papers). Every law is computed in float64 log space
+(log-sum-exp normalisation), so no weight underflows: probabilities of legitimate outputs are floored at the smallest normal float
 (2.2e-308) instead of becoming exact zeros (the official SanText code's float32 probabilities
 underflow to 0 at eps=15, a formally infinite privacy loss). A common floor keeps the privacy
 inequalities: max(a, f) ≤ e^c·max(b, f) whenever a ≤ e^c·b. Sampling (`_draw`) is an inverse CDF
@@ -32,82 +32,12 @@ from fractions import Fraction
 
 import numpy as np
 
+from privlib.core.sampling import TINY, probabilities_from_log_weights, sample_categorical
 from privlib.core.validation import as_generator, check_epsilon, check_positive_int
 from privlib.words.mechanisms.base import Mechanism, Parameter, rows_and_epsilons
 
-#: The smallest normal float64: the floor of the probability of a legitimate output.
-_TINY = float(np.finfo(np.float64).tiny)
-
 #: Distance rows computed at once by `sample_many` (a (rows x N) float64 block: 32 x 400,000 = 100 MB).
 _ROWS_PER_BLOCK = 32
-
-
-# ----------------------------------------------------------------------------- exact sampling
-def _probabilities(log_weights: np.ndarray) -> np.ndarray:
-    """exp(log_weights − logsumexp(log_weights)) in float64, floored at the smallest normal float.
-
-    ``-inf`` entries (outputs the mechanism never produces) stay exactly 0. The max-shift keeps
-    exp from overflowing and makes the largest weight 1, so the total is ≥ 1 and any weight that
-    underflows belongs to a probability below the floor anyway."""
-    log_weights = np.asarray(log_weights, dtype=np.float64)
-    p = log_weights - np.max(log_weights)
-    np.exp(p, out=p)
-    p /= np.sum(p)
-    np.maximum(p, _TINY, out=p)
-    impossible = np.isneginf(log_weights)
-    if impossible.any():
-        p[impossible] = 0.0
-    return p
-
-
-def _fine_uniform(rng: np.random.Generator, size: int) -> np.ndarray:
-    """Uniform draws on (0, 1) with full float64 precision at every scale.
-
-    ``rng.random()`` returns multiples of 2^-53, so P(u < x) is wrong for x < 2^-53. Here
-    u = (1 + m·2^-52)·2^-e with P(e = k) = 2^-k (the position of the first 1 in a stream of fair
-    bits, read 53 at a time) and m uniform on 52 bits: P(u < x) = x to within a relative 2^-52 for
-    every normal x. Never 0, never 1.
-    """
-    exponent = np.zeros(size, dtype=np.int64)
-    bits = rng.integers(0, 2**53, size=size, dtype=np.int64)
-    zero = np.flatnonzero(bits == 0)
-    while zero.size:  # probability 2^-53 per draw: read 53 more bits
-        exponent[zero] += 53
-        bits[zero] = rng.integers(0, 2**53, size=zero.size, dtype=np.int64)
-        zero = zero[bits[zero] == 0]
-    # bits in [2^(j-1), 2^j) has 53 − j leading zeros; frexp gives j exactly (bits < 2^53 is exact)
-    exponent += 54 - np.frexp(bits.astype(np.float64))[1]
-    mantissa = rng.integers(0, 2**52, size=size, dtype=np.int64)
-    return np.ldexp(1.0 + mantissa * 2.0**-52, -exponent)
-
-
-def _draw(p: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
-    """``size`` indices drawn from the probabilities ``p`` (need not sum exactly to 1) by inverse CDF.
-
-    Two stages, each an inverse CDF with the full-precision uniform of `_fine_uniform`: first the
-    binade (the power of two of p_i) with probability Σ of its members — cumulated from the
-    smallest binade up, so an output of probability 1e-200 is not lost in the rounding of a sum
-    near 1 — then a member of that binade in proportion to p_i (members differ by less than a
-    factor 2, so their cumulative sum is accurate). Every output with p_i > 0 is drawn with
-    probability p_i/Σp up to relative rounding errors of order N·2^-52; zeros are never drawn.
-    """
-    binade = np.frexp(p)[1]  # p in [2^(b-1), 2^b) -> b, from -1073 (subnormal) to 1 (p = 1)
-    binade += 1075  # buckets 2 ... 1076, ascending with p
-    if p.min() == 0:
-        binade[p == 0] = 0  # bucket 0 holds only the zeros: weight 0, never chosen
-    sums = np.bincount(binade, weights=p)
-    cumulative = np.cumsum(sums)
-    last = int(np.flatnonzero(sums)[-1])
-    chosen = np.searchsorted(cumulative, _fine_uniform(rng, size) * cumulative[-1], side="right")
-    np.minimum(chosen, last, out=chosen)  # a target rounded up to the total (~2^-53)
-    out = np.empty(size, dtype=np.int64)
-    for bucket in np.unique(chosen):
-        where = np.flatnonzero(chosen == bucket)
-        members = np.flatnonzero(binade == bucket)
-        inner = np.cumsum(p[members])
-        idx = np.searchsorted(inner, _fine_uniform(rng, where.size) * inner[-1], side="right")
-        out[where] = members[np.minimum(idx, members.size - 1)]
-    return out
 
 
 def _distances(sq_row: np.ndarray, row: int) -> np.ndarray:
@@ -167,7 +97,7 @@ class _ExponentialFamily(Mechanism):
         size = check_positive_int(size, "size", minimum=0)
         rng = as_generator(rng)
         support, p = self._row_law(space, word, epsilon)
-        return self._outputs(support, _draw(p, size, rng), rng)
+        return self._outputs(support, sample_categorical(p, size, rng), rng)
 
     def sample_many(self, space, rows, epsilon, rng=None) -> np.ndarray:
         """One output for each input row in ``rows``; ``epsilon`` is one value or one per row.
@@ -193,7 +123,7 @@ class _ExponentialFamily(Mechanism):
                 for value in np.unique(eps[positions]):
                     where = positions[eps[positions] == value]
                     support, p = self._law(space, int(row), float(value), d)
-                    out[where] = self._outputs(support, _draw(p, where.size, rng), rng)
+                    out[where] = self._outputs(support, sample_categorical(p, where.size, rng), rng)
         return out
 
 
@@ -202,9 +132,10 @@ class SanText(_ExponentialFamily):
     """SanText (Yue, Du, Wang, Li, Sun, Chow, Findings ACL 2021, arXiv 2106.01221).
 
     P(y|x) = exp(−eps·d(x,y)/2) / Σ_{y'∈V} exp(−eps·d(x,y')/2) over the whole vocabulary V (x
-    included), d = Euclidean distance between embeddings (spec mechanisms.md §5(a), dx-text.md §5:
-    the paper's comparison mechanism). The exponential mechanism with u = −d, which is 1-Lipschitz
-    in x, hence eps·d-privacy (§5(b)). Computed per row in float64 log space.
+    included), d = Euclidean distance between embeddings (Yue et al. 2021, Algorithm 1; the
+    comparison mechanism of Asghar et al. 2026, §7, Fig. 9). The exponential mechanism with
+    u = −d, which is 1-Lipschitz in x, hence eps·d-privacy (the first fact in the module
+    docstring). Computed per row in float64 log space.
     """
 
     name = "santext"
@@ -217,30 +148,30 @@ class SanText(_ExponentialFamily):
                 "P[M(x)=y] <= exp(eps·||x - x'||) P[M(x')=y] for every x, x', y; m words cost m·eps.")
 
     def _law(self, space, row, epsilon, d):
-        return None, _probabilities(-0.5 * epsilon * d)
+        return None, probabilities_from_log_weights(-0.5 * epsilon * d)
 
 
 # ----------------------------------------------------------------------------- SanText+
 class SanTextPlus(_ExponentialFamily):
-    """SanText+ (Yue et al., Findings ACL 2021, arXiv 2106.01221; spec mechanisms.md §5).
+    """SanText+ (Yue et al., Findings ACL 2021, arXiv 2106.01221).
 
     The vocabulary splits into sensitive words V_S — the least frequent fraction ``w``, i.e. the
     last ⌈w·N⌉ rows, since rows are in frequency order — and the rest V_N.
     * Sensitive x: y ∈ V_S with P(y|x) = e^{−eps·d(x,y)/2} / Σ_{y'∈V_S} e^{−eps·d(x,y')/2}.
     * Non-sensitive x: with probability p the same law over V_S, otherwise x unchanged:
-      P(x|x) = 1 − p, P(y|x) = p·C_x·e^{−eps·d(x,y)/2} for y ∈ V_S (§5(d)).
-    ⌈w·N⌉ is exact: the official code takes ``words[-count-1:]``, one word too many (§5(c)), and
-    w is read as the decimal it was written as (0.07·100 is 7, although 0.07*100 = 7.000000000000001
-    in floats).
+      P(x|x) = 1 − p, P(y|x) = p·C_x·e^{−eps·d(x,y)/2} for y ∈ V_S (Yue et al. 2021).
+    ⌈w·N⌉ is exact: the official code takes ``words[-count-1:]``, one word too many (our reading of
+    that code, not in the paper), and w is read as the decimal it was written as (0.07·100 is 7,
+    although 0.07*100 = 7.000000000000001 in floats).
 
-    Guarantee (§5(b)): for outputs y ∈ V_S, P(y|x) ≤ e^{eps·d(x,x')}·P(y|x') when x, x' are both
-    sensitive or both not, and ≤ e^{eps·d(x,x') + ln(1/p)}·P(y|x') for sensitive x, non-sensitive
-    x'. An unchanged non-sensitive word (output in V_N) reveals its input: unprotected by design
+    Guarantee (our derivation; not checked against the paper's own UMLDP statement): for outputs
+    y ∈ V_S, P(y|x) ≤ e^{eps·d(x,x')}·P(y|x') when x, x' are both sensitive or both not, and
+    ≤ e^{eps·d(x,x') + ln(1/p)}·P(y|x') for sensitive x, non-sensitive x'. An unchanged non-sensitive word (output in V_N) reveals its input: unprotected by design
     (utility-optimised LDP).
 
     Defaults p = 0.3, w = 0.9 are the README's paper-style settings (with eps = 1); the argparse
-    defaults of the official run_SanText.py are p = 0.2, w = 0.5 (spec §5(a)). w = 0 is refused:
-    it would leave no sensitive word to sample.
+    defaults of the official run_SanText.py are p = 0.2, w = 0.5 (repository xiangyue9607/SanText).
+    w = 0 is refused: it would leave no sensitive word to sample.
     """
 
     name = "santext-plus"
@@ -277,12 +208,12 @@ class SanTextPlus(_ExponentialFamily):
         first = n - self.sensitive_count(n)
         log_w = -0.5 * epsilon * d[first:]
         if row >= first:  # sensitive: the exponential mechanism over V_S
-            return np.arange(first, n, dtype=np.int64), _probabilities(log_w)
+            return np.arange(first, n, dtype=np.int64), probabilities_from_log_weights(log_w)
         # non-sensitive: x itself with probability 1 - p, else the same law over V_S (a product
         # with p < 1 can fall below the floor: floored again, unless p = 0 makes V_S impossible)
-        moved = self.p * _probabilities(log_w)
+        moved = self.p * probabilities_from_log_weights(log_w)
         if self.p > 0:
-            np.maximum(moved, _TINY, out=moved)
+            np.maximum(moved, TINY, out=moved)
         support = np.concatenate([[row], np.arange(first, n, dtype=np.int64)])
         return support, np.concatenate([[1.0 - self.p], moved])
 
@@ -290,16 +221,17 @@ class SanTextPlus(_ExponentialFamily):
 # ----------------------------------------------------------------------------- TEM
 class TEM(_ExponentialFamily):
     """Truncated Exponential Mechanism (Carvalho, Vasiloudis, Feyisetan, Wang, SDM 2023,
-    arXiv 2107.07928; spec mechanisms.md §4).
+    arXiv 2107.07928).
 
     γ = (2/eps)·ln((1−β)(|V|−1)/β); L_w = {x : d(w,x) ≤ γ} (≤: a word exactly at distance γ is
-    inside); outside words L̂_w = V \\ L_w. Exact law (§4(d)):
+    inside); outside words L̂_w = V \\ L_w. Exact law (our derivation, not in the paper):
         Z_w = Σ_{x∈L_w} e^{−eps·d(w,x)/2} + |L̂_w|·e^{−eps·γ/2},
         P(x|w) = e^{−eps·d(w,x)/2}/Z_w inside, e^{−eps·γ/2}/Z_w outside,
     i.e. the exponential mechanism with u = −min(d, γ) (1-Lipschitz): eps·d-privacy for every γ
-    (§4(b)); β only bounds P[output ∉ L_w] ≤ β. Sampled as the paper runs it: L_w ∪ {⊥} with
-    ⊥ of weight |L̂_w|·e^{−eps·γ/2} (the ⊥ score −γ + (2/eps)·ln|L̂_w|, not MLDP's ln(|V|/|L_w|),
-    which breaks the guarantee, §4(c)), then a uniform outside word when ⊥ wins.
+    (our proof of the guarantee); β only bounds P[output ∉ L_w] ≤ β. Sampled as the paper runs it:
+    L_w ∪ {⊥} with ⊥ of weight |L̂_w|·e^{−eps·γ/2} (the ⊥ score −γ + (2/eps)·ln|L̂_w|, not MLDP's
+    ln(|V|/|L_w|), which breaks the guarantee — our finding, not in the paper), then a uniform
+    outside word when ⊥ wins.
 
     Since inside and outside weights coincide at d = γ, the boundary convention changes how a
     draw is split between L_w and ⊥ but not the output law. For β > (|V|−1)/|V| (β near 1 or a
@@ -326,7 +258,7 @@ class TEM(_ExponentialFamily):
                 "beta only bounds P[output outside the gamma-ball] <= beta.")
 
     def threshold(self, n_words: int, epsilon: float) -> float:
-        """γ = (2/eps)·ln((1−β)(n_words−1)/β) (§4(a) step 1)."""
+        """γ = (2/eps)·ln((1−β)(n_words−1)/β) (Carvalho et al. 2023)."""
         epsilon = check_epsilon(epsilon)
         n_words = check_positive_int(n_words, "n_words", minimum=2)
         return 2.0 / epsilon * math.log((1.0 - self.beta) * (n_words - 1) / self.beta)
@@ -338,7 +270,7 @@ class TEM(_ExponentialFamily):
         return _distances(space.squared_distances(row)[0], row) <= gamma
 
     def bottom_probability(self, space, word, epsilon: float) -> float:
-        """P[⊥ wins] = |L̂_w|·e^{−eps·γ/2}/Z_w = P[output ∉ L_w] (≤ β, §4(b))."""
+        """P[⊥ wins] = |L̂_w|·e^{−eps·γ/2}/Z_w = P[output ∉ L_w] (≤ β, our derivation)."""
         support, p = self._row_law(space, word, epsilon)
         return float(p[-1])
 
@@ -350,7 +282,7 @@ class TEM(_ExponentialFamily):
         rows_in = np.flatnonzero(inside)
         n_out = d.size - rows_in.size
         log_bottom = (-0.5 * epsilon * gamma + math.log(n_out)) if n_out else -np.inf
-        p = _probabilities(np.concatenate([-0.5 * epsilon * d[rows_in], [log_bottom]]))
+        p = probabilities_from_log_weights(np.concatenate([-0.5 * epsilon * d[rows_in], [log_bottom]]))
         return (rows_in, inside), p
 
     def _outputs(self, support, idx, rng):
@@ -364,14 +296,15 @@ class TEM(_ExponentialFamily):
         return out
 
     def output_probabilities(self, space, word, epsilon: float) -> np.ndarray:
-        """P(x|w) for every row x (§4(d)): float64, shape (N,), summing to 1.
+        """P(x|w) for every row x (the exact law above, our derivation): float64, shape (N,),
+        summing to 1.
 
         Computed as the equivalent single softmax of −eps·min(d, γ)/2, so an outside word's
         probability is floored like any other rather than being ⊥'s share divided by |L̂_w|."""
         row = self._word_index(space, word)
         gamma = self.threshold(len(space), epsilon)
         d = _distances(space.squared_distances(row)[0], row)
-        return _probabilities(-0.5 * epsilon * np.minimum(d, gamma))
+        return probabilities_from_log_weights(-0.5 * epsilon * np.minimum(d, gamma))
 
 
 # ----------------------------------------------------------------------------- CusText
@@ -409,7 +342,8 @@ class CusTextGroups:
 
 
 def build_groups(vectors, sq_norms, k: int, block: int | None = None) -> CusTextGroups:
-    """CusText's conservative mapping (spec mechanisms.md §6(a) step 1, Euclidean/GloVe branch).
+    """CusText's conservative mapping (Chen et al. 2023, step 1 as in the official code's
+    ``get_customized_mapping``, Euclidean/GloVe branch).
 
     Words are visited in row (= frequency) order; a word not yet assigned takes its k nearest
     unassigned words Y (itself first, then by distance, ties by row) and every member of Y gets
@@ -527,7 +461,7 @@ def build_groups(vectors, sq_norms, k: int, block: int | None = None) -> CusText
 
 
 class CusText(_ExponentialFamily):
-    """CusText (Chen, Mo, Wang, Chen, Nie, Wang, Cui, Findings ACL 2023; spec mechanisms.md §6),
+    """CusText (Chen, Mo, Wang, Chen, Nie, Wang, Cui, Findings ACL 2023),
     GloVe/Euclidean branch with the conservative (shared output set) mapping.
 
     1. Mapping (`build_groups`): the vocabulary is partitioned, in frequency order, into groups
@@ -537,9 +471,10 @@ class CusText(_ExponentialFamily):
        y when max = min (all of Y at the same distance from x, e.g. a group of one word).
     3. P(y|x) = e^{eps·u(x,y)/2} / Σ_{y'∈Y} e^{eps·u(x,y')/2}; outputs outside Y have probability 0.
 
-    Guarantee (§6(b)): |u(x,y) − u(x',y)| ≤ 1, so P(y|x) ≤ e^{eps}·P(y|x') only for x, x' in the
-    same group; across groups the supports are disjoint and nothing is guaranteed. A last group
-    of one word always outputs itself.
+    Guarantee (our derivation; not checked against the paper's own definition):
+    |u(x,y) − u(x',y)| ≤ 1, so P(y|x) ≤ e^{eps}·P(y|x') only for x, x' in the same group; across
+    groups the supports are disjoint and nothing is guaranteed. A last group of one word always
+    outputs itself.
 
     ``vocab_limit``: the mapping covers the first ``vocab_limit`` rows (the most frequent words;
     None = all). The default, 400,000, is the whole of the default GloVe 6B vocabulary: its
@@ -604,4 +539,4 @@ class CusText(_ExponentialFamily):
             u = -(d - low) / (high - low)
         else:  # every candidate equally far: no preference, uniform over Y
             u = np.zeros(d.size)
-        return y, _probabilities(0.5 * epsilon * u)
+        return y, probabilities_from_log_weights(0.5 * epsilon * u)

@@ -18,7 +18,8 @@ class MultivariateLaplace(Mechanism):
     """The multivariate Laplace mechanism of Feyisetan et al. (WSDM 2020), "CMP".
 
     w* = phi(w) + eta with eta ~ p(eta) ∝ exp(-eps ||eta||) (`laplace_noise`); output the exact
-    Euclidean nearest word to w* (ties: lowest index). Feyisetan et al. 2020, as restated in Asghar et al. 2026, §3.2, Eqs. 1-3.
+    Euclidean nearest word to w* (ties: lowest index). Feyisetan et al. 2020, as restated in
+    Asghar et al. 2026, §3.2, Eqs. 1-3.
     ``nearest="annoy"`` uses an approximate Annoy index instead (still eps·d_X-private, since the
     index is public post-processing, but output frequencies then differ from the exact mechanism).
     """

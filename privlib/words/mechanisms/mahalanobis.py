@@ -234,8 +234,8 @@ class Mahalanobis(_BatchedMechanism):
         return float(self.covariance(space).norm(diff)[0])
 
     def euclidean_epsilon(self, space, epsilon: float) -> float:
-        """The epsilon of the Euclidean corollary, eps / sqrt(lambda_min(Sigma_p)) (our corollary, not in the paper):
-        the mechanism is that·d_2-private (inf if Sigma_p is singular)."""
+        """The epsilon of the Euclidean corollary, eps / sqrt(lambda_min(Sigma_p)) (our corollary, not
+        in the paper): the mechanism is that·d_2-private (inf if Sigma_p is singular)."""
         epsilon = check_epsilon(epsilon)
         smallest = self.covariance(space).smallest_eigenvalue
         return epsilon / math.sqrt(smallest) if smallest > 0 else math.inf
@@ -272,8 +272,8 @@ class Vickrey(_BatchedMechanism):
     phi^ = phi(w) + Z with Z from the multivariate Laplace (base "cmp") or the Mahalanobis
     (base "mahalanobis", with lam) mechanism; x1, x2 = the exact first and second nearest words
     to phi^ over the whole vocabulary (w included; `ExactSearch.nearest_two`, sorted so that
-    d1 <= d2 — the unsorted argpartition pair of pypantera/ECIR is a bug — our finding, not in the paper); output x2 with
-    probability p2 = t·d1/(t·d1 + (1 - t)·d2) (`second_probability`), else x1.
+    d1 <= d2 — the unsorted argpartition pair of pypantera/ECIR is a bug: our finding, not in the
+    paper); output x2 with probability p2 = t·d1/(t·d1 + (1 - t)·d2) (`second_probability`), else x1.
     The choice reads only phi^ and the public embedding, so the guarantee is the base's.
     """
 

@@ -95,7 +95,8 @@ def sample_ranks(n_words: int, rates, rng=None) -> np.ndarray:
 
     The exponential draw E is unbounded: numpy's sampler cannot return more than about 44, which
     would cut the rank law at r ~ 44/a; draws above 30 are replaced by 30 plus a fresh draw (the
-    exponential law is memoryless, so this is exact), hence no rank has probability 0 (our addition, not in the paper).
+    exponential law is memoryless, so this is exact), hence no rank has probability 0 (our
+    addition, not in the paper).
     """
     rng = as_generator(rng)
     rates = np.atleast_1d(np.asarray(rates, dtype=np.float64))

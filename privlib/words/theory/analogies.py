@@ -245,6 +245,14 @@ class KeepRates:
     def of(self, place) -> np.ndarray:
         return self.rates[self.names.index(place)]
 
+    def at(self, epsilon: float) -> np.ndarray:
+        """Every place's keep rate at ``epsilon``, one of ``epsilons`` (ValueError otherwise)."""
+        hits = np.flatnonzero(np.isclose(self.epsilons, float(epsilon), rtol=1e-12, atol=0.0))
+        if not hits.size:
+            raise ValueError(f"ε = {epsilon:g} is not one of the simulated values "
+                             f"({', '.join(f'{e:g}' for e in self.epsilons)}).")
+        return self.rates[:, int(hits[0])]
+
     def to_dict(self) -> dict:
         return {"epsilons": self.epsilons.tolist(), "samples": self.samples,
                 "rates": {n: r.tolist() for n, r in zip(self.names, self.rates)}}
@@ -295,6 +303,15 @@ class PlanarNoise:
     def radius_law(self):
         return NoiseRadius(2, self.epsilon)
 
+    def exact_densities(self, points: int = 300) -> dict:
+        """The exact densities to draw beside the draws: {"radius": (grid, pdf)} of Gamma(2, scale
+        1/eps) on [0, its 99.9 % quantile], and {"angle": (grid, pdf)}, the uniform density
+        1/(2 pi) on [-pi, pi] (three points)."""
+        law = self.radius_law
+        r_grid = np.linspace(0, law.ppf(0.999), check_positive_int(points, "points", minimum=2))
+        a_grid = np.linspace(-np.pi, np.pi, 3)
+        return {"radius": (r_grid, law.pdf(r_grid)), "angle": (a_grid, np.full(3, 1 / (2 * np.pi)))}
+
 
 def planar_noise(epsilon: float, samples: int = 5000, rng=None) -> PlanarNoise:
     """``samples`` draws of `laplace_noise`(2, epsilon) (the noise the map mechanism adds)."""
@@ -303,3 +320,11 @@ def planar_noise(epsilon: float, samples: int = 5000, rng=None) -> PlanarNoise:
     noise = laplace_noise(2, epsilon, samples, as_generator(rng))
     noise.flags.writeable = False
     return PlanarNoise(epsilon, noise)
+
+
+def laplace_1d_comparison(epsilons, samples: int = 10_000, close: int = CLOSE_1D, kind: str = "rounded",
+                          rng=None) -> tuple[Laplace1DProportions, Laplace1DProportions]:
+    """Fig. 1 with its check: (`laplace_1d_proportions`, `simulate_laplace_1d`) on the same
+    epsilons, close cut-off and kind — the closed form and a simulation beside it."""
+    return (laplace_1d_proportions(epsilons, close=close, kind=kind),
+            simulate_laplace_1d(epsilons, samples, close=close, kind=kind, rng=rng))

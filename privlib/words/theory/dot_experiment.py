@@ -11,15 +11,13 @@ from privlib.core.noise import laplace_noise
 from privlib.core.validation import as_generator, check_epsilon, check_positive_int
 from privlib.words.experiments import MAX_SAMPLES
 from privlib.words.theory.noisy_dot import (
-    NoisyDotProduct,
-    empirical_dot_products,
-    thm8_half_width,
-)
-from privlib.words.theory.noisy_dot import (
     AngularComponent,
     NoiseRadius,
+    NoisyDotProduct,
     chebyshev_tail_bound,
     chernoff_tail_bound,
+    empirical_dot_products,
+    thm8_half_width,
     thm8_tail_bound,
 )
 
@@ -38,7 +36,8 @@ ANGLE_POINTS = 401
 
 @dataclass(frozen=True)
 class DotProductExperiment:
-    """Real mechanism noise dotted with a direction, beside the exact law (Asghar et al. 2026, §4-5; the closed form is our addition).
+    """Real mechanism noise dotted with a direction, beside the exact law (Asghar et al. 2026,
+    §4-5; the closed form is our addition, not in the paper).
 
     ``values`` = <eta, e> for ``samples`` noise vectors eta of the multivariate Laplace mechanism
     (`laplace_noise`) with e = w/||w|| for a word w (law Z = NoisyDotProduct(n, eps)), or

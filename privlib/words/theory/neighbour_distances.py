@@ -317,6 +317,19 @@ class WinProbabilities:
                 "mean": {k: v.tolist() for k, v in self.mean().items()},
                 "at_mean_z": {k: np.asarray(v).tolist() for k, v in self.at_mean_z.items()}}
 
+    def first_reaching(self, level: float = 0.9, name: str = "w_beats_x1") -> dict | None:
+        """The first epsilon at which the mean over words of probability ``name`` reaches
+        ``level``, with both mean probabilities there: {"epsilon", "w_beats_x1", "x1_beats_x2"};
+        None when no epsilon of the grid does."""
+        if name not in self.NAMES:
+            raise ValueError(f"name must be one of {', '.join(self.NAMES)}, got {name!r}.")
+        mean = self.mean()
+        reach = np.flatnonzero(mean[name] >= level)
+        if not reach.size:
+            return None
+        j = int(reach[0])
+        return {"epsilon": float(self.epsilons[j]), **{k: float(mean[k][j]) for k in self.NAMES}}
+
 
 def _nanmean_columns(values: np.ndarray) -> np.ndarray:
     counts = np.count_nonzero(~np.isnan(values), axis=0)
@@ -427,3 +440,63 @@ def mechanism_frequencies(space, table: NeighbourDistances, epsilons, words: int
     for a in (eps, rows, original, nearest, predicted, bound):
         a.flags.writeable = False
     return MechanismFrequencies(eps, rows, samples_per_word, original, nearest, predicted, bound)
+
+
+# ----------------------------------------------------------------------------- one word, and Table 2's rows
+def table2_label(name: str) -> str:
+    """Short label of a Table 2 quantity: "z_w_x1" -> "z(w, x₁) = ‖w − x₁‖/2", "z_x1_x2" ->
+    "z(x₁, x₂)  (Eq. 19)", "z_x1_x101" -> "z(x₁, x101)  (Eq. 19)"; any other name as it is."""
+    if name == "z_w_x1":
+        return "z(w, x₁) = ‖w − x₁‖/2"
+    if name == "z_x1_x2":
+        return "z(x₁, x₂)  (Eq. 19)"
+    far = re.fullmatch(r"z_x1_x(\d+)", name)
+    return f"z(x₁, x{far.group(1)})  (Eq. 19)" if far else name
+
+
+def table2_rows(table: NeighbourDistances, published: dict | None = None) -> list[dict]:
+    """Table 2 as rows, one per quantity: its label (`table2_label`), our mean, its standard
+    error, the standard deviation over words and, when ``published`` (`published_table2`) is
+    given, the paper's mean and the artifact's printed run beside them."""
+    means, se, sd = table.means(), table.standard_errors(), table.standard_deviations()
+    rows = []
+    for i, name in enumerate(table.names):
+        row = {"quantity": table2_label(name), "mean (ours)": means[name], "± standard error": se[name],
+               "standard deviation over words": sd[name]}
+        if published is not None:
+            row["paper (Table 2)"] = published["paper"][i]
+            row["artifact's run"] = published["artifact"][i]
+        rows.append(row)
+    return rows
+
+
+@dataclass(frozen=True)
+class WordNeighbourhood:
+    """One word's neighbourhood (paper §6): ``distances`` to its neighbours of rank 0..far (rank 0
+    = the word itself, `neighbour_ranks` order) and its row of Table 2 (``table``, one word)."""
+
+    word: str
+    far: int
+    distances: np.ndarray = field(repr=False)
+    table: NeighbourDistances = field(repr=False)
+
+    @property
+    def z(self) -> dict[str, float]:
+        """The word's three Table 2 quantities by name (NaN where Eq. 19 is undefined)."""
+        return {k: float(v[0]) for k, v in self.table.values().items()}
+
+    @property
+    def neighbours(self) -> tuple[str, str, str]:
+        """The words x_1, x_2 and x_far."""
+        return self.table.neighbour_words[0]
+
+
+def word_neighbourhood(space, word: str, far: int = FAR_RANK) -> WordNeighbourhood:
+    """`WordNeighbourhood` of ``word``: the distances of `neighbour_ranks` up to rank ``far`` and
+    `neighbour_distances`(space, [word], far). ValueError for a word not in the vocabulary or a
+    vocabulary of fewer than far + 1 words."""
+    from privlib.words.neighbours import neighbour_ranks
+
+    distances = neighbour_ranks(space, word).distances[: far + 1].copy()
+    table = neighbour_distances(space, [word], far=far)
+    return WordNeighbourhood(table.words[0], table.far, _frozen(distances), table)

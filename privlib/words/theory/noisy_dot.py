@@ -1,8 +1,8 @@
 """The noisy dot product Z = <eta, e>: exact law, components, tail bounds, empirical check.
 
 Setting (Asghar, Carpentier, Zhao, Kaafar, "d_X-Privacy for Text and the Curse of Dimensionality",
-PoPETs 2026, §3.2 (the mechanism of Feyisetan et al. 2020) and §4-5). The multivariate Laplace mechanism adds noise
-eta in R^n with density ∝ exp(-eps ||eta||), i.e. eta = R * U with R ~ Gamma(shape n,
+PoPETs 2026, §3.2 (the mechanism of Feyisetan et al. 2020) and §4-5). The multivariate Laplace
+mechanism adds noise eta in R^n with density ∝ exp(-eps ||eta||), i.e. eta = R * U with R ~ Gamma(shape n,
 scale 1/eps) and U uniform on the unit sphere. For any fixed unit vector e the dot product
 
     Z = <eta, e> = R * K,        K = <U, e> (the cosine of a uniform direction with e)
@@ -317,7 +317,8 @@ class NoisyDotProduct:
     """Z = <eta, e>: the noise eta ~ density ∝ exp(-epsilon ||eta||) in R^n dotted with a unit vector.
 
     Z = R K (paper §4-5), R ~ Gamma(n, scale 1/epsilon), K the cosine of a uniform direction.
-    Closed form (our addition, not in the paper, which stops at the integral of Eq. 13): symmetric variance-gamma,
+    Closed form (our addition, not in the paper, which stops at the integral of Eq. 13):
+    symmetric variance-gamma,
 
         f_Z(z) = eps (eps|z|)^{n/2} K_{n/2}(eps|z|) / (2^{n/2} sqrt(pi) Gamma((n+1)/2)),
         f_Z(0) = eps Gamma(n/2) / (2 sqrt(pi) Gamma((n+1)/2)),
@@ -431,7 +432,8 @@ class NoisyDotProduct:
         return math.sqrt(self.var())
 
     def mgf(self, t):
-        """E[exp(tZ)] = (1 - t^2/eps^2)^{-(n+1)/2} for |t| < eps (inf otherwise) (our addition, not in the paper)."""
+        """E[exp(tZ)] = (1 - t^2/eps^2)^{-(n+1)/2} for |t| < eps (inf otherwise) (our addition, not
+        in the paper)."""
         t = _as_float_array(t, "t")
         s2 = (t / self._epsilon) ** 2
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -441,8 +443,9 @@ class NoisyDotProduct:
     def interval(self, confidence):
         """(lower, upper): the central interval with probability `confidence`, ±isf((1-c)/2).
 
-        Exact half-widths at 99% (our computation from the closed form, not in the paper): n=100, eps=10 -> 2.612;
-        n=10, eps=10 -> 0.916 (Asghar et al. 2026, §5.3, Thm 8 only guarantees ±4.8 and ±2.76).
+        Exact half-widths at 99% (our computation from the closed form, not in the paper):
+        n=100, eps=10 -> 2.612; n=10, eps=10 -> 0.916 (Thm 8 of Asghar et al. 2026, §5.3, only
+        guarantees ±4.8 and ±2.76).
         """
         confidence = _check_open_probability(confidence, "confidence")
         half = float(self.isf(0.5 * (1.0 - confidence)))
@@ -581,7 +584,8 @@ def _eq13_log_sf(n: int, x: float) -> float:
 # --------------------------------------------------------------------------------------------
 
 class NoiseRadius:
-    """R = ||eta|| ~ Gamma(shape n, scale 1/epsilon) (Asghar et al. 2026, §3.2, Eq. 2; §4). Mean n/eps, var n/eps^2.
+    """R = ||eta|| ~ Gamma(shape n, scale 1/epsilon) (Asghar et al. 2026, §3.2, Eq. 2; §4).
+    Mean n/eps, var n/eps^2.
 
     A thin wrapper around scipy.stats.gamma; rvs takes a Generator/seed/None like the rest.
     """
@@ -807,8 +811,8 @@ def thm8_half_width(n, epsilon, mass) -> Thm8HalfWidth:
     b = (c2/e^{c2-1})^n: c1 = sqrt(-2 log(1 - (1+mass)/(2(1-b)))) (needs (1+mass)/(2(1-b)) < 1);
     then c1 c2 is minimised over c2 numerically.
 
-    The paper's examples (Asghar et al. 2026, §5.3, after Thm 8): n=10, eps=10, 99% -> 2.76 is this optimum (2.7608 at
-    c1 = 3.4236, c2 = 2.5500). n=100, eps=10, 99% -> 4.8 is NOT the optimum, which is 4.7152
+    The paper's examples (Asghar et al. 2026, §5.3, after Thm 8): n=10, eps=10, 99% -> 2.76 is
+    this optimum (2.7608 at c1 = 3.4236, c2 = 2.5500). n=100, eps=10, 99% -> 4.8 is NOT the optimum, which is 4.7152
     (c1 = 3.3266, c2 = 1.4174); 4.8 must come from a hand-picked pair, e.g. (c1, c2) = (3.3, 1.45)
     certifies 99.06% with half-width 4.785 (or (3.2, 1.5) gives exactly 4.8 but certifies only
     98.79%). Which pair the paper used is not recoverable from the numbers alone.
