@@ -2,8 +2,8 @@
 
 Setting (Asghar, Carpentier, Zhao, Kaafar, "d_X-Privacy for Text and the Curse of Dimensionality",
 PoPETs 2026, §3.2 (the mechanism of Feyisetan et al. 2020) and §4-5). The multivariate Laplace
-mechanism adds noise eta in R^n with density ∝ exp(-eps ||eta||), i.e. eta = R * U with R ~ Gamma(shape n,
-scale 1/eps) and U uniform on the unit sphere. For any fixed unit vector e the dot product
+mechanism adds noise eta in R^n with density ∝ exp(-eps ||eta||), i.e. eta = R * U with
+R ~ Gamma(shape n, scale 1/eps) and U uniform on the unit sphere. For any fixed unit vector e the dot product
 
     Z = <eta, e> = R * K,        K = <U, e> (the cosine of a uniform direction with e)
 
@@ -13,8 +13,8 @@ Asghar et al. 2026, §6, Eq. 16). The paper writes its density as the integral (
     f_Z(z) = ∫_{|z|}^∞ f_G(r) f_B(z / r) / r dr,
     f_G = Gamma(n, scale 1/eps) density,  f_B(k) = (1 - k^2)^{(n-3)/2} / B((n-1)/2, 1/2) on [-1, 1],
 
-and falls back on Monte Carlo. Our addition, not in the paper, is the closed form: Z is a symmetric variance-gamma
-variable,
+and falls back on Monte Carlo. Our addition, not in the paper, is the closed form: Z is a
+symmetric variance-gamma variable,
 
     f_Z(z) = eps (eps|z|)^{n/2} K_{n/2}(eps|z|) / (2^{n/2} sqrt(pi) Gamma((n+1)/2)),
 
@@ -812,10 +812,11 @@ def thm8_half_width(n, epsilon, mass) -> Thm8HalfWidth:
     then c1 c2 is minimised over c2 numerically.
 
     The paper's examples (Asghar et al. 2026, §5.3, after Thm 8): n=10, eps=10, 99% -> 2.76 is
-    this optimum (2.7608 at c1 = 3.4236, c2 = 2.5500). n=100, eps=10, 99% -> 4.8 is NOT the optimum, which is 4.7152
-    (c1 = 3.3266, c2 = 1.4174); 4.8 must come from a hand-picked pair, e.g. (c1, c2) = (3.3, 1.45)
-    certifies 99.06% with half-width 4.785 (or (3.2, 1.5) gives exactly 4.8 but certifies only
-    98.79%). Which pair the paper used is not recoverable from the numbers alone.
+    this optimum (2.7608 at c1 = 3.4236, c2 = 2.5500). n=100, eps=10, 99% -> 4.8 is NOT the
+    optimum, which is 4.7152 (c1 = 3.3266, c2 = 1.4174). The paper's pair is (c1, c2) ~ (3.46, 1.39)
+    (Asghar et al. 2026, §5.3 and its footnote: the bound fixed at 0.99 with the two factors of the
+    product set equal), whose product 4.81 it rounds to 4.8; (3.3, 1.45), for example, certifies
+    99.06% with half-width 4.785.
     """
     n = _check_dimension(n)
     epsilon = check_epsilon(epsilon)
