@@ -6,8 +6,9 @@ floor").
 Privacy statistics are the plausible-deniability statistics of Feyisetan et al. (WSDM 2020,
 arXiv 1910.08902): for a word w and many runs of the mechanism, N_w = the fraction of runs whose
 output is w itself and S_w = the number of distinct outputs; high N_w / low S_w = weak
-deniability. Ranks are the paper's (Asghar et al. 2026, §2, Fig. 2): rank 0 = the word itself, 1..K = close
-neighbours. Budgets compose (Asghar et al. 2026, §3.2): a sentence of L sanitised words spends L·eps.
+deniability. Ranks are the paper's (Asghar et al. 2026, §2, Fig. 2): rank 0 = the word itself,
+1..K = close neighbours. Budgets compose (Asghar et al. 2026, §3.2): a sentence of L sanitised
+words spends L·eps.
 
 Per mechanism and epsilon (`MechanismMetrics`; names as in `METRICS`):
 

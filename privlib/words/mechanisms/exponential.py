@@ -10,14 +10,15 @@ Two facts carry every guarantee here (our derivations, not taken from these pape
   softmax. Nothing here uses Gumbel noise: outputs are drawn by inverse CDF from float64 weights.
 
 Numerics (our addition, not in the papers). Every law is computed in float64 log space
-(log-sum-exp normalisation), so no weight underflows: probabilities of legitimate outputs are floored at the smallest normal float
-(2.2e-308) instead of becoming exact zeros (the official SanText code's float32 probabilities
-underflow to 0 at eps=15, a formally infinite privacy loss). A common floor keeps the privacy
-inequalities: max(a, f) ≤ e^c·max(b, f) whenever a ≤ e^c·b. Sampling (`_draw`) is an inverse CDF
-that stays accurate for tiny probabilities too: the power of two of the output is drawn first,
-cumulated from the smallest up, then the output within it, each with a uniform variate that has
-full float precision near 0 — so an output of probability 1e-200 is drawn with probability
-≈ 1e-200, not 0 (a plain cumulative sum near 1 gives it an empty interval) and not 2^-53.
+(log-sum-exp normalisation), so no weight underflows: probabilities of legitimate outputs are
+floored at the smallest normal float (2.2e-308) instead of becoming exact zeros (the official
+SanText code's float32 probabilities underflow to 0 at eps=15, a formally infinite privacy loss).
+A common floor keeps the privacy inequalities: max(a, f) ≤ e^c·max(b, f) whenever a ≤ e^c·b.
+Sampling (`_draw`) is an inverse CDF that stays accurate for tiny probabilities too: the power of
+two of the output is drawn first, cumulated from the smallest up, then the output within it, each
+with a uniform variate that has full float precision near 0 — so an output of probability 1e-200
+is drawn with probability ≈ 1e-200, not 0 (a plain cumulative sum near 1 gives it an empty
+interval) and not 2^-53.
 
 Distances are the library's single definition, `EmbeddingSpace.squared_distances` (float64), with
 d(x, x) = 0 by definition (the ||a||²+||b||²−2<a,b> formula can leave a rounding residue of ~1e-8
@@ -166,8 +167,9 @@ class SanTextPlus(_ExponentialFamily):
 
     Guarantee (our derivation; not checked against the paper's own UMLDP statement): for outputs
     y ∈ V_S, P(y|x) ≤ e^{eps·d(x,x')}·P(y|x') when x, x' are both sensitive or both not, and
-    ≤ e^{eps·d(x,x') + ln(1/p)}·P(y|x') for sensitive x, non-sensitive x'. An unchanged non-sensitive word (output in V_N) reveals its input: unprotected by design
-    (utility-optimised LDP).
+    ≤ e^{eps·d(x,x') + ln(1/p)}·P(y|x') for sensitive x, non-sensitive x'. An unchanged
+    non-sensitive word (output in V_N) reveals its input: unprotected by design (utility-optimised
+    LDP).
 
     Defaults p = 0.3, w = 0.9 are the README's paper-style settings (with eps = 1); the argparse
     defaults of the official run_SanText.py are p = 0.2, w = 0.5 (repository xiangyue9607/SanText).

@@ -39,7 +39,8 @@ _COV_CHUNK = 40_000
 @dataclass(frozen=True)
 class RegularisedCovariance:
     """Sigma_p = lam·Sigma~ + (1 - lam)·I for one embedding, with what sampling and the guarantee
-    need, all float64 (Xu et al. 2020; the trace normalisation Sigma·n/tr(Sigma) is our reading of it).
+    need, all float64 (Xu et al. 2020; the trace normalisation Sigma·n/tr(Sigma) is our reading
+    of it).
 
     ``sigma_tilde`` = Sigma·n/tr(Sigma) (trace exactly n up to rounding); ``eigenvalues`` /
     ``eigenvectors`` of Sigma_p (eigenvalues clipped at 0: rounding can make a zero one slightly
@@ -254,9 +255,9 @@ class Mahalanobis(_BatchedMechanism):
 # ----------------------------------------------------------------------------- Vickrey
 def second_probability(d1, d2, t: float) -> np.ndarray:
     """p2 = t·d1 / (t·d1 + (1 - t)·d2), the probability of outputting the second-nearest word
-    (Xu et al. 2021, the Vickrey rule); where the denominator is 0 (t = 0 and d2 = 0, t = 1 and d1 = 0, or
-    d1 = d2 = 0) p2 = t, the limit along d1 = d2 — so t = 0 is always the nearest word and t = 1
-    always the second."""
+    (Xu et al. 2021, the Vickrey rule); where the denominator is 0 (t = 0 and d2 = 0, t = 1 and
+    d1 = 0, or d1 = d2 = 0) p2 = t, the limit along d1 = d2 — so t = 0 is always the nearest word
+    and t = 1 always the second."""
     d1 = np.asarray(d1, dtype=np.float64)
     d2 = np.asarray(d2, dtype=np.float64)
     num = t * d1
