@@ -15,7 +15,7 @@ st.set_page_config(page_title="Epsilon Lab", page_icon="ε", layout="wide")
 # (see ui.start_page), so no custom url_path.
 SECTIONS = {
     "": [
-        st.Page("pages/overview.py", title="Overview", icon="🏠", default=True),
+        st.Page("pages/overview.py", title="Overview", default=True),
     ],
     "Word-level text": [
         st.Page("pages/neighbour_ranks.py", title="Neighbour ranks"),

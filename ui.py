@@ -30,14 +30,14 @@ EPSILON_HELP = (
 @st.cache_resource(show_spinner="Loading GloVe 6B 50d …")
 def glove_space(vocab_size: int | None) -> EmbeddingSpace:
     space = EmbeddingSpace.glove_6b_50d(vocab_size=vocab_size)
-    space.exact_search  # build the search once, with the space
+    _ = space.exact_search  # build the search once, with the space
     return space
 
 
 @st.cache_resource(show_spinner="Loading your embedding file …", max_entries=2)
 def file_space(path: str, vocab_size: int | None, _mtime: float) -> EmbeddingSpace:
     space = EmbeddingSpace.from_file(path, vocab_size=vocab_size)
-    space.exact_search
+    _ = space.exact_search
     return space
 
 
@@ -52,7 +52,7 @@ def uploaded_space(digest: str, _data: bytes, name: str, vocab_size: int | None)
         space = EmbeddingSpace.from_file(tmp, vocab_size=vocab_size, name=name)
     finally:
         os.unlink(tmp)
-    space.exact_search
+    _ = space.exact_search
     return space
 
 
@@ -80,6 +80,7 @@ def _starting() -> None:  # the placeholder default page of `start_page`; never 
 def start_page() -> None:
     """Make sure this page runs inside app.py (page config, navigation, sections). Call it first.
 
+    (It replaces a patch of Streamlit's private PagesManager flag, with public calls only.)
     Why: Streamlit 1.67 runs an app in its legacy "pages/ folder" mode until st.navigation has
     been called in the server process (and on every AppTest run), because a pages/ folder
     exists. In that mode a direct link such as /noisy_dot_product runs the page file alone,
@@ -92,7 +93,7 @@ def start_page() -> None:
     """
     if _ROUTED.get():
         return
-    st.navigation([st.Page(_starting, title="Epsilon Lab", url_path="starting", default=True)]
+    st.navigation([st.Page(_starting, title="Epsilon Lab", url_path="epsilon-lab-starting", default=True)]
                   + [st.Page(path) for path in sorted(PAGES.glob("*.py"))], position="hidden")
     st.rerun()
 

@@ -4,10 +4,18 @@ import datetime
 import streamlit as st
 
 import ui
-from privlib.words.choice import (METRICS, PRIVACY_METRICS, SCOPES, Targets, WordSet, assemble_choice, epsilon_grid,
-                                    mechanism_metrics)
-from privlib.words.mechanisms import MECHANISMS
 from privlib.presentation.words.report import choice_figures, choice_report
+from privlib.words.choice import (
+    METRICS,
+    PRIVACY_METRICS,
+    SCOPES,
+    Targets,
+    WordSet,
+    assemble_choice,
+    epsilon_grid,
+    mechanism_metrics,
+)
+from privlib.words.mechanisms import MECHANISMS
 from privlib.words.text import PAPER_EXAMPLE
 
 DEFAULT_GRID = "1,2,3,5,8,12,20,30"
@@ -31,8 +39,7 @@ def request_run():
     st.session_state["choose_run_requested"] = True
 
 
-ui.require_app()
-space = st.session_state["space"]
+space = ui.word_space()
 key = ui.embedding_key(space)
 seed = int(st.session_state["seed"])
 run_requested = st.session_state.pop("choose_run_requested", False)  # set by the Run button's callback

@@ -1,14 +1,11 @@
 """Page "Neighbour ranks": where do the mechanism's outputs land among the word's neighbours?"""
-import io
-import json
-
 import numpy as np
 import streamlit as st
 
 import ui
 from privlib.presentation.words import figures
-from privlib.words.experiments import epsilon_sweep, rank_experiment
-from privlib.words.mechanisms import MECHANISMS, make_mechanism
+from privlib.words.experiments import epsilon_sweep, rank_experiment, sweeps_to_json
+from privlib.words.mechanisms import MECHANISMS, resolve_mechanism
 
 #: Words offered in the type-ahead list (the most frequent ones); any other vocabulary word can be typed.
 PICKER_WORDS = 20_000
@@ -19,25 +16,22 @@ FIG2_EPSILONS = tuple(range(1, 31))
 
 @st.cache_data(show_spinner="Running the mechanism …", max_entries=64)
 def cached_rank_experiment(_space, space_key, mechanism, word, epsilon, samples, close, seed):
-    return rank_experiment(_space, word, epsilon, samples, make_mechanism(mechanism[0], **dict(mechanism[1])),
-                           close, rng=seed)
+    return rank_experiment(_space, word, epsilon, samples, resolve_mechanism(mechanism), close, rng=seed)
 
 
 @st.cache_data(show_spinner="Sampling across ε …", max_entries=32)
 def cached_word_curve(_space, space_key, mechanism, word, epsilons, samples, close, seed):
-    return epsilon_sweep(_space, epsilons, [word], make_mechanism(mechanism[0], **dict(mechanism[1])), close,
-                         rng=seed, samples_per_word=samples)
+    return epsilon_sweep(_space, epsilons, [word], resolve_mechanism(mechanism), close, rng=seed,
+                         samples_per_word=samples)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def cached_sweep(_space, space_key, mechanism, n_words, epsilons, close, seed, label):
     return ui.with_progress_bar(f"{label}:", lambda progress: epsilon_sweep(
-        _space, epsilons, n_words, make_mechanism(mechanism[0], **dict(mechanism[1])), close, rng=seed,
-        progress=progress))
+        _space, epsilons, n_words, resolve_mechanism(mechanism), close, rng=seed, progress=progress))
 
 
-ui.require_app()
-space = st.session_state["space"]
+space = ui.word_space()
 key = ui.embedding_key(space)
 qp = st.query_params
 
@@ -123,26 +117,17 @@ with left:
 with right:
     st.markdown("**Most probable outputs**" if result.exact else "**Most frequent outputs**")
     st.dataframe(
-        [{"word": t["word"], "rank": t["rank"],
-          **({"count": t["count"], "share": t["count"] / samples} if "count" in t else {"share": t["probability"]}),
-          "distance": t["distance"], "cosine": t["cosine"]} for t in result.top],
+        result.top_table(),
         column_config={"share": st.column_config.NumberColumn("probability" if result.exact else "share",
                                                               format="percent"),
                        "distance": st.column_config.NumberColumn(format="%.3f"),
                        "cosine": st.column_config.NumberColumn("cosine similarity", format="%.3f")},
         hide_index=True,
     )
-    ranks, weights = result.rank_distribution()
-    csv = io.StringIO()
-    csv.write("rank,probability\n" if result.exact else "rank,count\n")
-    if result.exact:
-        csv.writelines(f"{r},{w:.17g}\n" for r, w in zip(ranks, weights))
-    else:
-        csv.writelines(f"{r},{c}\n" for r, c in zip(*result.rank_counts()))
     d1, d2 = st.columns(2)
-    d1.download_button("Ranks (CSV)", csv.getvalue(), file_name=f"ranks-{word}-eps{epsilon:g}.csv", mime="text/csv")
-    d2.download_button("Result (JSON)", json.dumps(result.to_dict(), indent=2),
-                       file_name=f"ranks-{word}-eps{epsilon:g}.json", mime="application/json")
+    d1.download_button("Ranks (CSV)", result.to_csv(), file_name=f"ranks-{word}-eps{epsilon:g}.csv", mime="text/csv")
+    d2.download_button("Result (JSON)", result.to_json(), file_name=f"ranks-{word}-eps{epsilon:g}.json",
+                       mime="application/json")
 
 st.subheader("Across ε")
 curve_samples = 300
@@ -173,13 +158,13 @@ with st.expander("Average over random words (the paper's Figs. 2, 8, 9) — comp
             sweep = cached_sweep(space, key, spec, n_words_run, FIG2_EPSILONS, close_run, seed_run, label)
             sweeps.append((f"{label}, {n_words_run:,} random words" if len(names) > 1
                            else f"average over {n_words_run:,} random words", sweep))
-        st.download_button("Averages (JSON)", json.dumps({label: s.to_dict() for label, s in sweeps[1:]}, indent=2),
+        st.download_button("Averages (JSON)", sweeps_to_json(sweeps[1:]),
                            file_name=f"proportions-{n_words_run}-words.json", mime="application/json")
 
 st.plotly_chart(figures.proportions_vs_epsilon(sweeps, title="Proportions of outputs against ε"),
                 key="proportions_vs_epsilon")
 
 with st.expander("About this mechanism"):
-    chosen = make_mechanism(mechanism[0], **dict(mechanism[1]))
+    chosen = resolve_mechanism(mechanism)
     st.markdown(f"**{chosen.label}.** {chosen.guarantee}")
     st.markdown((type(chosen).__doc__ or "").split("\n\n")[0])

@@ -6,8 +6,7 @@ import streamlit as st
 
 import ui
 from privlib.presentation.words import figures
-from privlib.words.theory.dot_experiment import dot_product_experiment
-from privlib.words.theory.noisy_dot import AngularComponent, NoiseRadius, chebyshev_tail_bound, chernoff_tail_bound, thm8_tail_bound
+from privlib.words.theory.dot_experiment import dot_product_experiment, law_curves, tail_table
 
 SAMPLE_CHOICES = [1_000, 10_000, 100_000, 1_000_000]
 NO_WORD = "(none: a fixed unit vector)"
@@ -19,31 +18,16 @@ def cached_experiment(_space, space_key, n, epsilon, samples, word, normalise, s
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def law_curves(n, epsilon, lo, hi, with_integral):
-    from privlib.words.theory.noisy_dot import NoisyDotProduct
-
-    law = NoisyDotProduct(n, epsilon)
-    grid = np.linspace(lo, hi, 401)
-    integral = law.pdf_integral(np.linspace(lo, hi, 81)) if with_integral else None
-    return grid, law.pdf(grid), law.cdf(grid), integral
+def cached_law_curves(n, epsilon, with_integral):
+    return law_curves(n, epsilon, with_integral)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def tail_curves(n, epsilon, t_max):
-    from privlib.words.theory.noisy_dot import NoisyDotProduct
-
-    t = np.linspace(t_max / 200, t_max, 200)
-    exact = 2 * NoisyDotProduct(n, epsilon).sf(t)
-    bounds = {
-        "Thm 8 (paper, best c1·c2)": thm8_tail_bound(n, epsilon, t),
-        "Chebyshev (Cor. 2)": chebyshev_tail_bound(n, epsilon, t),
-        "Chernoff (optimal, from the MGF)": chernoff_tail_bound(n, epsilon, t),
-    }
-    return t, exact, bounds
+def cached_tail_table(n, epsilon):
+    return tail_table(n, epsilon)
 
 
-ui.require_app()
-space = st.session_state["space"]
+space = ui.word_space()
 st.title("Noisy dot product")
 st.markdown(
     "Which word does the mechanism output? The one minimising ‖w − x‖² − 2⟨x, η⟩ (paper §4). "
@@ -78,53 +62,41 @@ except ValueError as exc:
     st.error(str(exc))
     st.stop()
 law = exp.law
-half = float(law.isf(0.0005))
-grid, pdf, cdf, integral = law_curves(law.n, law.epsilon, -1.1 * half, 1.1 * half, show_integral)
+curves = cached_law_curves(law.n, law.epsilon, show_integral)
 subject = f"⟨η, {word}⟩" if word and not normalise else (f"⟨η, {word}/‖{word}‖⟩" if word else "⟨η, e⟩")
 
 st.caption(f"Showing {subject} for n = {int(n)}, ε = {epsilon:g}: standard deviation "
            f"{np.sqrt(law.var()):.3g} = √(n+1)/ε{'·‖w‖' if exp.scale != 1 else ''}.")
 left, right = st.columns(2)
 with left:
-    fig = figures.density_with_samples(
-        grid, pdf, exp.values, integral_pdf=integral, x_title=subject,
-        title=f"Density of {subject}: samples vs exact law",
-    )
-    if integral is not None:
-        fig.data[-1].x = np.linspace(grid[0], grid[-1], 81)
-    st.plotly_chart(fig, key="dot_density")
+    st.plotly_chart(figures.density_with_samples(
+        curves.grid, curves.pdf, exp.values, integral_pdf=curves.integral_pdf, x_title=subject,
+        title=f"Density of {subject}: samples vs exact law"), key="dot_density")
 with right:
-    st.plotly_chart(figures.cdf_with_samples(grid, cdf, exp.values, x_title=subject, title="Cumulative distribution"),
-                    key="dot_cdf")
+    st.plotly_chart(figures.cdf_with_samples(curves.grid, curves.cdf, exp.values, x_title=subject,
+                                             title="Cumulative distribution"), key="dot_cdf")
 
 st.subheader("The two components: length R and angle K")
-radius_law, angular = NoiseRadius(int(n), epsilon), AngularComponent(int(n)) if n >= 2 else None
-r_grid = np.linspace(max(radius_law.ppf(1e-4), 0), radius_law.ppf(1 - 1e-4), 300)
+components = exp.component_curves()
 left, right = st.columns(2)
 left.plotly_chart(figures.density_with_samples(
-    r_grid, radius_law.pdf(r_grid), exp.radius, x_title="R = ‖η‖",
+    components.radius_grid, components.radius_pdf, exp.radius, x_title="R = ‖η‖",
     title="Length R ~ Gamma(n, 1/ε)", exact_name="Gamma(n, 1/ε) density"), key="dot_radius")
-if angular is not None:
-    k_grid = np.linspace(-1, 1, 401)[1:-1]
+if components.angle_grid is not None:
     right.plotly_chart(figures.density_with_samples(
-        k_grid, angular.pdf(k_grid), exp.cosine, x_title="K = cos(angle between η and e)",
+        components.angle_grid, components.angle_pdf, exp.cosine, x_title="K = cos(angle between η and e)",
         title="Angle K: density f_B, variance 1/n", exact_name="f_B(k) = (1−k²)^((n−3)/2) / B((n−1)/2, 1/2)"),
         key="dot_angle")
 else:
     right.info("For n = 1 the direction is ±1: K takes the values −1 and 1 with probability ½ each.")
 
 st.subheader("Tail probability P(|Z| > t): exact vs the paper's bounds")
-t, exact_tail, bounds = tail_curves(law.n, law.epsilon, 1.5 * half)
-abs_sorted = np.sort(np.abs(exp.values))
-emp_t = t[:: 10]
-emp = 1 - np.searchsorted(abs_sorted, emp_t, side="right") / abs_sorted.size
-keep = emp > 0
-st.plotly_chart(figures.tail_bounds(t, exact_tail, bounds, empirical_tail=(emp_t[keep], emp[keep]),
+tails = cached_tail_table(law.n, law.epsilon).with_empirical(exp.values)
+st.plotly_chart(figures.tail_bounds(tails.thresholds, tails.exact, tails.bounds, empirical_tail=tails.empirical,
                                     x_title=f"threshold t for {subject}"), key="dot_tails")
 
 st.subheader("Exact vs simulated vs bound")
-rows = exp.summary(0.99)
-st.dataframe(rows, hide_index=True)
+st.dataframe(exp.summary(0.99), hide_index=True)
 st.caption(
     f"Simulated from {samples:,} samples of the mechanism's noise; 'standard error' is that of the "
     "simulated value. The bound column is the paper's Thm 8 with the best (c1, c2); Chebyshev uses Var/t² = 1%."

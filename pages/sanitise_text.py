@@ -1,14 +1,22 @@
 """Page "Sanitise text": the paper's mechanism (and others) on your own sentences, side by side."""
-import json
-
 import numpy as np
 import streamlit as st
 
 import ui
-from privlib.words.mechanisms import MECHANISMS, make_mechanism
+from privlib.words.mechanisms import MECHANISMS, resolve_mechanism
 from privlib.words.neighbours import DEFAULT_CLOSE
-from privlib.words.text import (CASE_POLICIES, MAX_CHARACTERS, OOV_POLICIES, PAPER_EXAMPLE, REDACTED, SanitisePolicy,
-                          records_csv, sanitize)
+from privlib.words.text import (
+    CASE_POLICIES,
+    MAX_CHARACTERS,
+    OOV_POLICIES,
+    PAPER_EXAMPLE,
+    REDACTED,
+    SanitisePolicy,
+    records_csv,
+    records_table,
+    results_json,
+    sanitize,
+)
 
 MAX_MECHANISMS = 3
 DEFAULT_MECHANISMS = [m for m in ("multivariate-laplace", "postprocessing-fix", "santext") if m in MECHANISMS]
@@ -18,16 +26,14 @@ DEFAULT_MECHANISMS = [m for m in ("multivariate-laplace", "postprocessing-fix", 
 def cached_sanitise(_space, space_key, text, mechanism, epsilon, policy, seed, draw, slot):
     # one independent random stream per (seed, resample count, column)
     rng = np.random.default_rng([seed, draw, slot])
-    return sanitize(text, make_mechanism(mechanism[0], **dict(mechanism[1])), epsilon, _space, rng,
-                    SanitisePolicy(**dict(policy)))
+    return sanitize(text, resolve_mechanism(mechanism), epsilon, _space, rng, SanitisePolicy(**dict(policy)))
 
 
 def resample():
     st.session_state["san_draw"] = st.session_state.get("san_draw", 0) + 1
 
 
-ui.require_app()
-space = st.session_state["space"]
+space = ui.word_space()
 key = ui.embedding_key(space)
 
 st.title("Sanitise text")
@@ -93,18 +99,7 @@ except ValueError as exc:
     st.error(str(exc))
     st.stop()
 
-first = results[0]
-m = first.sanitised_words
-st.info(
-    f"**Privacy budget for this text: {first.budget:g}** — {m} sanitised word{'s' * (m != 1)} × ε = {epsilon:g} "
-    "each (composition: the text as a whole is m·ε-private). "
-    + (f"{first.summary()['not_in_vocabulary']} word(s) not in the vocabulary: {OOV_POLICIES[oov]}. "
-       if first.summary()["not_in_vocabulary"] else "")
-    + ("Stop words left untouched cost nothing and are not protected. " if keep_stop else "")
-    + ("Numbers are kept as they are and are not protected." if not numbers and any(
-        r.kind == "number" for r in first.records) else ""),
-    icon="🔒",
-)
+st.info(results[0].budget_message(), icon="🔒")  # the same policy, so the same budget, for every mechanism
 
 columns = st.columns(len(results))
 for col, result, (name, params) in zip(columns, results, mechanisms):
@@ -117,14 +112,14 @@ for col, result, (name, params) in zip(columns, results, mechanisms):
         a.metric("Unchanged", f"{f['unchanged']:.0%}", help="Sanitised words output as themselves (rank 0).")
         b.metric("Close neighbour", f"{f['close']:.0%}", help=f"Replaced by one of the word's {close} nearest neighbours.")
         c.metric("Distant word", f"{f['distant']:.0%}", help=f"Replaced by a word ranked beyond {close}.")
-        st.caption(make_mechanism(name, **dict(params)).guarantee)
+        st.caption(resolve_mechanism((name, params)).guarantee)
 
 with st.expander("Every token"):
-    rows = [{"mechanism": r.mechanism, **t.to_dict()} for r in results for t in r.records]
-    st.dataframe(rows, hide_index=True, column_order=["mechanism", "original", "replacement", "action", "reason",
-                                                      "rank", "distance", "cosine", "epsilon"])
+    st.dataframe(records_table(results), hide_index=True,
+                 column_order=["mechanism", "original", "replacement", "action", "reason", "rank", "distance",
+                               "cosine", "epsilon"])
 
 d1, d2 = st.columns(2)
 d1.download_button("Tokens (CSV)", records_csv(results), file_name=f"sanitised-eps{epsilon:g}.csv", mime="text/csv")
-d2.download_button("Results (JSON)", json.dumps([r.to_dict(int(close)) for r in results], indent=2, ensure_ascii=False),
-                   file_name=f"sanitised-eps{epsilon:g}.json", mime="application/json")
+d2.download_button("Results (JSON)", results_json(results, int(close)), file_name=f"sanitised-eps{epsilon:g}.json",
+                   mime="application/json")

@@ -1,6 +1,6 @@
 """Page "Why it happens": from Laplace noise in one dimension to word embeddings, the paper's
-explanation (Asghar et al., PoPETs 2026, §1-§7: Figs. 1, 3, 4; §4-§6, Eqs. 18-21, Table 2, Fig. 6) with the loaded
-embedding's own numbers."""
+explanation (Asghar et al., PoPETs 2026, §1-§7: Figs. 1, 3, 4; §4-§6 with Eqs. 18-21, Table 2
+and Fig. 6) with the loaded embedding's own numbers."""
 import json
 
 import numpy as np
@@ -8,33 +8,41 @@ import streamlit as st
 
 import ui
 from privlib.presentation.words import figures
-from privlib.words.theory.analogies import (CLOSE_1D, TRUE_VALUE_1D, PointMap, keep_rates, laplace_1d_proportions, planar_noise,
-                               simulate_laplace_1d)
-from privlib.words.experiments import epsilon_sweep
-from privlib.words.mechanisms import make_mechanism
-from privlib.words.theory.neighbour_distances import (FAR_RANK, mechanism_frequencies, neighbour_distances, published_table2,
-                                         win_probabilities)
+from privlib.words.experiments import compare_sweeps
 from privlib.words.mechanisms.postprocessing import DEFAULT_C
-from privlib.words.neighbours import neighbour_ranks
+from privlib.words.theory.analogies import (
+    CLOSE_1D,
+    TRUE_VALUE_1D,
+    PointMap,
+    keep_rates,
+    laplace_1d_comparison,
+    planar_noise,
+)
+from privlib.words.theory.neighbour_distances import (
+    FAR_RANK,
+    mechanism_frequencies,
+    neighbour_distances,
+    published_table2,
+    table2_rows,
+    win_probabilities,
+    word_neighbourhood,
+)
 
 EPSILONS_1D = tuple(float(e) for e in np.geomspace(0.001, 10, 21))
 SAMPLES_1D = [500, 2_000, 10_000, 50_000]
 MAP_EPSILONS = (0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05)  # per km
 MAP_SAMPLES = 2_000
 TABLE2_WORDS = [1_000, 2_000, 5_000]
-PROFILE_RANKS = FAR_RANK
 FIG6_EPSILONS = (0.5, 1, 2, 3, 5, 7, 10, 15, 20, 30, 50)
 FIG6_MECHANISM_WORDS = 200
 FIX_EPSILONS = (1, 2, 5, 10, 15, 20, 30)
 FIX_WORDS = 100
-QUANTITY_LABELS = {"z_w_x1": "z(w, x₁) = ‖w − x₁‖/2", "z_x1_x2": "z(x₁, x₂)  (Eq. 19)",
-                   f"z_x1_x{FAR_RANK}": f"z(x₁, x{FAR_RANK})  (Eq. 19)"}
+FIX_MECHANISMS = ("multivariate-laplace", "postprocessing-fix")
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def cached_1d(kind, samples, seed):
-    return (laplace_1d_proportions(EPSILONS_1D, kind=kind),
-            simulate_laplace_1d(EPSILONS_1D, samples, kind=kind, rng=seed))
+    return laplace_1d_comparison(EPSILONS_1D, samples, kind=kind, rng=seed)
 
 
 @st.cache_data(show_spinner=False)
@@ -54,8 +62,7 @@ def cached_planar_noise(epsilon, seed):
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def cached_word(_space, space_key, word):
-    profile = neighbour_ranks(_space, word).distances[: PROFILE_RANKS + 1].copy()
-    return profile, neighbour_distances(_space, [word])
+    return word_neighbourhood(_space, word, FAR_RANK)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -83,18 +90,11 @@ def cached_frequencies(_space, _table, space_key, words, seed):
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def cached_fix_sweeps(_space, space_key, seed):
-    def both(progress):
-        out = []
-        for i, name in enumerate(("multivariate-laplace", "postprocessing-fix")):
-            out.append(epsilon_sweep(_space, FIX_EPSILONS, FIX_WORDS, make_mechanism(name), rng=seed,
-                                     progress=lambda f, m, i=i: progress((i + f) / 2, m)))
-        return out
-
-    return ui.with_progress_bar("Comparing the mechanisms …", both)
+    return ui.with_progress_bar("Comparing the mechanisms …", lambda progress: compare_sweeps(
+        _space, FIX_EPSILONS, FIX_WORDS, FIX_MECHANISMS, rng=seed, progress=progress))
 
 
-ui.require_app()
-space = st.session_state["space"]
+space = ui.word_space()
 key = ui.embedding_key(space)
 seed = int(st.session_state["seed"])
 
@@ -142,24 +142,21 @@ with c1:
 places = c2.multiselect("Places on the curve", list(point_map.names), default=["Hawaii", "Kansas"],
                         key="why_places", max_selections=6)
 rates = cached_keep_rates(MAP_SAMPLES, seed)
-column = MAP_EPSILONS.index(map_epsilon)
 left, right = st.columns(2)
-left.plotly_chart(figures.location_map(point_map, rates.rates[:, column], map_epsilon, highlight=places),
+left.plotly_chart(figures.location_map(point_map, rates.at(map_epsilon), map_epsilon, highlight=places),
                   key="why_map")
 right.plotly_chart(figures.keep_rate_vs_epsilon(rates, places or ["Hawaii", "Kansas"],
                                                 title=f"Proportion of {MAP_SAMPLES:,} runs that keep the place"),
                    key="why_keep_rates")
 with st.expander("The noise in two dimensions (the paper's Fig. 4)"):
     noise = cached_planar_noise(map_epsilon, seed)
-    law = noise.radius_law
-    r_grid = np.linspace(0, law.ppf(0.999), 300)
-    a_grid = np.linspace(-np.pi, np.pi, 3)
+    exact = noise.exact_densities()
     n1, n2, n3 = st.columns(3)
     n1.plotly_chart(figures.density_with_samples(
-        r_grid, law.pdf(r_grid), noise.radius, x_title="radius ‖η‖ (km)",
+        *exact["radius"], noise.radius, x_title="radius ‖η‖ (km)",
         title="Radius: Gamma(2, 1/ε)", exact_name="Gamma(2, scale 1/ε) density"), key="why_noise_radius")
     n2.plotly_chart(figures.density_with_samples(
-        a_grid, np.full(3, 1 / (2 * np.pi)), noise.angle, x_title="angle (radians)",
+        *exact["angle"], noise.angle, x_title="angle (radians)",
         title="Angle: uniform", exact_name="uniform density 1/(2π)"), key="why_noise_angle")
     n3.plotly_chart(figures.noise_scatter(noise.noise, map_epsilon, units=" km", title="Noise vectors η"),
                     key="why_noise_scatter")
@@ -187,20 +184,21 @@ else:
 word_table = None
 if word_ok:
     try:
-        profile, word_table = cached_word(space, key, word)
+        neighbourhood = cached_word(space, key, word)
+        word_table = neighbourhood.table
     except ValueError as exc:  # e.g. a vocabulary smaller than the word and its 101 neighbours
         st.error(str(exc))
         word_ok = False
 if word_ok:
-    z = {k: float(v[0]) for k, v in word_table.values().items()}
+    z, (x1, x2, x_far) = neighbourhood.z, neighbourhood.neighbours
     m1, m2, m3 = st.columns(3)
-    m1.metric(f"z(w, x₁): half the distance to “{word_table.neighbour_words[0][0]}”", f"{z['z_w_x1']:.3f}")
-    m2.metric(f"z(x₁, x₂): “{word_table.neighbour_words[0][0]}” against “{word_table.neighbour_words[0][1]}”",
+    m1.metric(f"z(w, x₁): half the distance to “{x1}”", f"{z['z_w_x1']:.3f}")
+    m2.metric(f"z(x₁, x₂): “{x1}” against “{x2}”",
               f"{z['z_x1_x2']:.3f}" if np.isfinite(z["z_x1_x2"]) else "undefined")
-    m3.metric(f"z(x₁, x{FAR_RANK}): against “{word_table.neighbour_words[0][2]}”",
+    m3.metric(f"z(x₁, x{FAR_RANK}): against “{x_far}”",
               f"{z[f'z_x1_x{FAR_RANK}']:.3f}" if np.isfinite(z[f"z_x1_x{FAR_RANK}"]) else "undefined")
     st.plotly_chart(figures.neighbour_distance_profile(
-        profile, word, PROFILE_RANKS, title=f"The {PROFILE_RANKS} nearest neighbours of “{word}”"),
+        neighbourhood.distances, word, FAR_RANK, title=f"The {FAR_RANK} nearest neighbours of “{word}”"),
         key="why_profile")
 
 st.subheader("Across the vocabulary (the paper's Table 2)")
@@ -213,15 +211,7 @@ except ValueError as exc:  # e.g. a vocabulary smaller than a word and its 101 n
     st.error(str(exc))
     st.stop()
 published = published_table2(space)
-means, se, sd = table.means(), table.standard_errors(), table.standard_deviations()
-rows = []
-for i, name in enumerate(table.names):
-    row = {"quantity": QUANTITY_LABELS.get(name, name), "mean (ours)": means[name], "± standard error": se[name],
-           "standard deviation over words": sd[name]}
-    if published is not None:
-        row["paper (Table 2)"] = published["paper"][i]
-        row["artifact's run"] = published["artifact"][i]
-    rows.append(row)
+rows = table2_rows(table, published)
 st.dataframe(rows, hide_index=True, column_config={
     k: st.column_config.NumberColumn(format="%.4f") for k in rows[0] if k != "quantity"})
 if published is not None:
@@ -236,7 +226,7 @@ if undefined:
     st.caption(f"Left out of the means: {undefined} word(s) whose two neighbours have identical vectors "
                "(Eq. 19 is 0/0 there).")
 st.plotly_chart(figures.neighbour_gap_distributions(
-    table.values(), means, dict(zip(table.names, published["paper"])) if published else None,
+    table.values(), table.means(), dict(zip(table.names, published["paper"])) if published else None,
     title=f"Per-word distributions over {len(table):,} random words"), key="why_table2_chart")
 st.download_button("Per-word values (JSON)", json.dumps(table.to_dict(per_word=True)),
                    file_name=f"table2-{len(table)}-words-seed{seed}.json", mime="application/json")
@@ -259,13 +249,11 @@ st.plotly_chart(figures.win_probabilities_vs_epsilon(
     probabilities, frequencies, word_curves,
     title=f"Exact probabilities (n = {space.dim}) for {len(table):,} random words, and what the mechanism did"),
     key="why_fig6")
-mean = probabilities.mean()
-reach = np.flatnonzero(mean["w_beats_x1"] >= 0.9)
-if reach.size:
-    j = int(reach[0])
+reach = probabilities.first_reaching(0.9)
+if reach is not None:
     st.markdown(
-        f"At ε = {probabilities.epsilons[j]:g}, w beats x₁ with probability {mean['w_beats_x1'][j]:.2f} on "
-        f"average, while x₁ beats x₂ with probability {mean['x1_beats_x2'][j]:.2f} (a coin toss would be 0.50)."
+        f"At ε = {reach['epsilon']:g}, w beats x₁ with probability {reach['w_beats_x1']:.2f} on "
+        f"average, while x₁ beats x₂ with probability {reach['x1_beats_x2']:.2f} (a coin toss would be 0.50)."
     )
 st.caption(
     f"Curves: exact, from the closed-form law of Z (no Monte Carlo); the band holds 80 % of the words. Diamonds: "

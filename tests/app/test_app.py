@@ -1,4 +1,5 @@
-"""The app in-process (Streamlit AppTest): the neighbour-ranks page and the shared sidebar."""
+"""The app in-process (Streamlit AppTest): the neighbour-ranks page and the embedding sidebar of the
+word-level pages."""
 import re
 from pathlib import Path
 
@@ -10,10 +11,11 @@ APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
 def _app(**query) -> AppTest:
+    """The neighbour-ranks page (the overview is the default page), not yet run."""
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
     for k, v in query.items():
         at.query_params[k] = v
-    return at
+    return at.switch_page("pages/neighbour_ranks.py")
 
 
 def _percent(at, label_start: str) -> float:
@@ -165,3 +167,34 @@ def test_every_mechanism_runs_on_the_page():
         assert len(at.get("plotly_chart")) == 2, name
         exact = MECHANISMS[name].has_exact_probabilities
         assert any(("Most probable" if exact else "Most frequent") in m.value for m in at.markdown), name
+
+
+def test_sidebar_settings_follow_the_user_across_word_pages():
+    at = _app()
+    at.run()
+    at.number_input(key="vocab_size").set_value(20_000).run()
+    at.number_input(key="seed").set_value(5).run()
+    at.switch_page("pages/noisy_dot_product.py").run()
+    _no_problems(at)
+    assert at.title[0].value == "Noisy dot product"
+    assert at.number_input(key="vocab_size").value == 20_000 and at.number_input(key="seed").value == 5
+    # Under AppTest every run starts in Streamlit's legacy pages/ mode, so the first run after a
+    # switch is rerouted through app.py (ui.start_page) and the page's new widgets take the kept
+    # values one run later; in a browser they do at once (test_browser checks it).
+    at.run()
+    assert re.search(r"top 20,000 of 400,000 words", " ".join(c.value for c in at.sidebar.caption))
+    at.switch_page("pages/overview.py").run()  # a page without the sidebar in between
+    _no_problems(at)
+    assert not at.sidebar.number_input
+    at.switch_page("pages/sanitise_text.py").run()
+    _no_problems(at)
+    assert at.number_input(key="vocab_size").value == 20_000 and at.number_input(key="seed").value == 5
+
+
+def test_no_embedding_loaded_stops_the_page_with_a_hint():
+    at = _app()
+    at.run()
+    at.radio(key="embedding_source").set_value("A file on this computer").run()
+    _no_problems(at)
+    assert any("No embedding is loaded yet" in i.value for i in at.info)
+    assert not at.title and not at.metric  # the page stops before drawing anything else

@@ -9,9 +9,8 @@ APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 def _page() -> AppTest:
     at = AppTest.from_file(APP, default_timeout=300)
-    at.run()
-    at.number_input(key="vocab_size").set_value(20_000).run()
     at.switch_page("pages/choose_epsilon.py").run()
+    at.number_input(key="vocab_size").set_value(20_000).run()
     return at
 
 

@@ -34,13 +34,95 @@ def _open(browser, url: str, charts: int):
     return page, errors
 
 
+def _routed_by_app(page, path: str) -> None:
+    """The page came through app.py: its URL is kept and the navigation has app.py's sections, not
+    Streamlit's legacy list of the pages/ folder (which has an "app" entry)."""
+    assert page.get_by_text("Page not found").count() == 0
+    assert page.url.split("?")[0].rstrip("/").endswith(path.rstrip("/")), page.url
+    nav = page.locator('[data-testid="stSidebarNav"]')
+    nav.get_by_text("Word-level text").wait_for(timeout=30_000)
+    assert nav.get_by_text("Overview").count() == 1
+    assert nav.get_by_text("app", exact=True).count() == 0
+
+
+def test_overview_opens_at_the_root_and_links_every_page(browser):
+    with streamlit_server() as (url, started):
+        page, errors = _open(browser, f"{url}/", charts=0)
+        page.locator("h1", has_text="Epsilon Lab").wait_for(timeout=60_000)
+        wait_for_app_idle(page)
+        print(f"overview: cold start to first render {time.perf_counter() - started:.2f} s")
+        _routed_by_app(page, url)
+        assert page.locator('[data-testid="stException"]').count() == 0
+        assert "more privacy" in page.get_by_text("Smaller ε").inner_text()
+        links = page.locator('[data-testid="stPageLink-NavLink"]')
+        links.nth(4).wait_for(timeout=30_000)
+        assert links.count() == 5
+        assert sorted(links.nth(i).get_attribute("href") for i in range(5)) == [
+            "choose_epsilon", "neighbour_ranks", "noisy_dot_product", "sanitise_text", "why_it_happens"]
+        # no embedding sidebar on the overview
+        assert page.get_by_text("Word vectors").count() == 0
+        # a link opens its page, which gets the embedding sidebar
+        page.locator('[data-testid="stPageLink"]', has_text="Noisy dot product").click()
+        page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 5", timeout=90_000)
+        wait_for_app_idle(page)
+        assert page.locator("h1").first.inner_text() == "Noisy dot product"
+        assert page.url.rstrip("/").endswith("/noisy_dot_product"), page.url
+        assert page.get_by_text("Word vectors").count() == 1
+        # the sidebar's settings follow the user to the other word-level pages, past the overview
+        sidebar, nav = page.locator('[data-testid="stSidebar"]'), page.locator('[data-testid="stSidebarNav"]')
+        box = page.get_by_role("spinbutton", name="Vocabulary size")
+        box.fill("20000")
+        box.press("Enter")
+        sidebar.get_by_text("top 20,000 of 400,000 words").wait_for(timeout=60_000)
+        wait_for_app_idle(page)
+        nav.get_by_text("Overview").click()
+        page.locator("h1", has_text="Epsilon Lab").wait_for(timeout=60_000)
+        nav.get_by_text("Sanitise text").click()
+        page.get_by_text("Results (JSON)").wait_for(timeout=90_000)
+        wait_for_app_idle(page)
+        assert "top 20,000 of 400,000 words" in sidebar.get_by_text("dimensions").inner_text()
+        assert page.locator('[data-testid="stException"]').count() == 0
+        assert errors == []
+
+
+def test_an_uploaded_embedding_follows_the_user_to_the_other_pages(browser, tmp_path):
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    path = tmp_path / "small_vectors.txt"
+    path.write_text("".join(f"{w} " + " ".join(f"{x:.5f}" for x in rng.standard_normal(8)) + "\n"
+                            for w in ["king"] + [f"w{i}" for i in range(1499)]))
+    with streamlit_server() as (url, _):
+        page, errors = _open(browser, f"{url}/sanitise_text", charts=0)
+        page.get_by_text("Results (JSON)").wait_for(timeout=90_000)
+        wait_for_app_idle(page)
+        sidebar, nav = page.locator('[data-testid="stSidebar"]'), page.locator('[data-testid="stSidebarNav"]')
+        sidebar.get_by_text("Upload a file").click()
+        page.get_by_text("No embedding is loaded yet").wait_for(timeout=60_000)  # the page waits for a file
+        wait_for_app_idle(page)
+        page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(path))
+        sidebar.get_by_text("1,500 words × 8 dimensions").wait_for(timeout=60_000)
+        page.get_by_text("Results (JSON)").wait_for(timeout=60_000)
+        wait_for_app_idle(page)
+        nav.get_by_text("Neighbour ranks").click()  # the uploader is a new, empty widget on this page
+        page.get_by_text("About this mechanism").wait_for(timeout=90_000)
+        wait_for_app_idle(page)
+        assert page.locator("h1").first.inner_text() == "Neighbour ranks"
+        assert "uploaded earlier in this session" in sidebar.inner_text()
+        assert "1,500 words × 8 dimensions" in sidebar.get_by_text("dimensions").inner_text()
+        assert page.locator('[data-testid="stException"]').count() == 0
+        assert errors == []
+
+
 def test_neighbour_ranks_page_renders_and_reacts_to_epsilon(browser):
     with streamlit_server() as (url, started):
-        page, errors = _open(browser, f"{url}/?word=king&epsilon=10&seed=1", charts=1)
+        page, errors = _open(browser, f"{url}/neighbour_ranks?word=king&epsilon=10&seed=1", charts=1)
         wait_for_app_idle(page)
         first_render = time.perf_counter() - started
         print(f"cold start to first rendered chart: {first_render:.2f} s")
 
+        _routed_by_app(page, f"{url}/neighbour_ranks")  # a direct link on a fresh server
+        assert page.locator("h1").first.inner_text() == "Neighbour ranks"
         assert page.locator('[data-testid="stException"]').count() == 0
         original_at_10 = _metric_value(page, "Original word")
         assert re.fullmatch(r"\d+\.\d%", original_at_10)
@@ -72,6 +154,7 @@ def test_noisy_dot_product_page_renders_and_reacts(browser):
         assert page.locator('[data-testid="stException"]').count() == 0
         assert page.get_by_text("Page not found").count() == 0  # a direct link opens the page itself
         assert page.locator("h1").first.inner_text() == "Noisy dot product"
+        _routed_by_app(page, f"{url}/noisy_dot_product")
         caption = page.get_by_text("standard deviation").inner_text()
         slider = page.get_by_role("slider", name="ε (epsilon)")
         slider.focus()
@@ -98,6 +181,7 @@ def test_sanitise_text_page_highlights_changes_and_resamples(browser):
         wait_for_app_idle(page)
         assert page.locator('[data-testid="stException"]').count() == 0
         assert page.locator("h1").first.inner_text() == "Sanitise text"
+        _routed_by_app(page, f"{url}/sanitise_text")
         assert "Privacy budget for this text: 320" in page.get_by_text("Privacy budget").inner_text()
         versions = page.locator("div.sanitised")
         assert versions.count() >= 2
@@ -123,6 +207,7 @@ def test_why_it_happens_page_walks_through_the_steps(browser):
         wait_for_app_idle(page, timeout_ms=180_000)
         assert page.get_by_text("Page not found").count() == 0
         assert page.locator("h1").first.inner_text() == "Why it happens"
+        _routed_by_app(page, f"{url}/why_it_happens")
         assert page.locator('[data-testid="stException"]').count() == 0
         assert page.locator(".js-plotly-plot").count() >= 7  # steps 1-5 (Fig. 4 sits in a closed expander)
         assert page.locator('[data-testid="stDataFrame"]').count() == 1  # Table 2
@@ -148,6 +233,7 @@ def test_choose_epsilon_page_runs_and_exports_the_report(browser):
         wait_for_app_idle(page)
         assert page.get_by_text("Page not found").count() == 0
         assert page.locator("h1").first.inner_text() == "Choose epsilon"
+        _routed_by_app(page, f"{url}/choose_epsilon")
         # a new text and Run at once: the run uses the new text
         page.locator("textarea").first.fill("The river bank was flooded; money stayed in the bank.")
         started = time.perf_counter()

@@ -100,12 +100,12 @@ class DotProductExperiment:
         thresholds where no sample does left out (a log axis cannot show 0)."""
         return _empirical_tail(self.values, thresholds)
 
-    def tail_table(self, points: int = TAIL_POINTS, every: int = EMPIRICAL_EVERY) -> "TailTable":
+    def tail_table(self, points: int = TAIL_POINTS, every: int = EMPIRICAL_EVERY) -> TailTable:
         """`tail_table` of the exact law of ``values``, with the samples' tail at every ``every``-th
         threshold (`TailTable.with_empirical`)."""
         return tail_table(self.law.n, self.law.epsilon, points).with_empirical(self.values, every)
 
-    def component_curves(self, points: int = RADIUS_POINTS, angle_points: int = ANGLE_POINTS) -> "ComponentCurves":
+    def component_curves(self, points: int = RADIUS_POINTS, angle_points: int = ANGLE_POINTS) -> ComponentCurves:
         """Exact densities of the two components of the noise, to draw beside ``radius`` and
         ``cosine``: R = ||eta|| ~ Gamma(n, 1/eps) (`NoiseRadius`) between its 0.01 % and 99.99 %
         quantiles, and K (`AngularComponent`, density f_B) on (-1, 1), ends left out; no K curve
@@ -203,7 +203,7 @@ class TailTable:
     bounds: dict = field(repr=False)  # label -> bound at each threshold (not capped)
     empirical: tuple | None = field(default=None, repr=False)
 
-    def with_empirical(self, samples, every: int = EMPIRICAL_EVERY) -> "TailTable":
+    def with_empirical(self, samples, every: int = EMPIRICAL_EVERY) -> TailTable:
         """This table with the tail of ``samples`` (draws of Z) at every ``every``-th threshold,
         thresholds no sample exceeds left out."""
         every = check_positive_int(every, "every")

@@ -3,8 +3,9 @@ neighbours against the gaps between consecutive neighbours (paper §4, §6: Eq. 
 Fig. 6; artifact glove/NeighborDistances.ipynb).
 
 The multivariate Laplace mechanism outputs the word x minimising the loss
-L(x) = ||w - x||^2 - 2 <x, eta> (Asghar et al. 2026, §6, Eq. 16). Comparing two candidates only involves the
-noisy dot product Z = <eta, e> with a unit vector e, whose exact law is `NoisyDotProduct(n, eps)`:
+L(x) = ||w - x||^2 - 2 <x, eta> (Asghar et al. 2026, §6, Eq. 16). Comparing two candidates only
+involves the noisy dot product Z = <eta, e> with a unit vector e, whose exact law is
+`NoisyDotProduct(n, eps)`:
 
     Pr[w beats its k-th neighbour x_k] = F_Z(||w - x_k|| / 2)                               (Eq. 18)
     Pr[x_1 beats x_2] = F_Z((||w - x_2||^2 - ||w - x_1||^2) / (2 ||x_1 - x_2||))             (Eq. 19)

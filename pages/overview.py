@@ -1,0 +1,47 @@
+"""Page "Overview" (the default page): what Epsilon Lab is, which way ε goes, and one line per page."""
+import streamlit as st
+
+import ui
+
+#: One entry per topic: its title, one paragraph, then (page file, title, what it shows) per page.
+TOPICS = [
+    ("Word-level text",
+     ("Word-level privacy replaces every word of a text by a randomised choice of word, using word "
+      "embeddings (Feyisetan et al. 2020). Asghar et al. (PoPETs 2026) showed that it almost never "
+      "outputs a *similar* word: the output is either the word itself or a far-off word. These pages "
+      "show it with the real GloVe vectors (400,000 words) and explain why."),
+     [("pages/neighbour_ranks.py", "Neighbour ranks",
+       "Where a mechanism's outputs land: the word itself, a close neighbour or a distant word, at any ε."),
+      ("pages/noisy_dot_product.py", "Noisy dot product",
+       "The single number that decides the output, sampled from the real noise beside its exact law."),
+      ("pages/sanitise_text.py", "Sanitise text",
+       "Your own sentences sanitised word by word, mechanisms side by side, with the privacy budget of the text."),
+      ("pages/why_it_happens.py", "Why it happens",
+       "The explanation step by step: a number line, a map of the US, then the embedding itself."),
+      ("pages/choose_epsilon.py", "Choose epsilon",
+       "Before a deployment: the ε that gives the utility you need on your words, and the privacy it leaves."),
+      ]),
+]
+
+ui.start_page()
+st.title("Epsilon Lab")
+st.markdown(
+    "Differential privacy protects the people in a data set by adding carefully calibrated random noise "
+    "to what is published. **Epsilon Lab shows what that noise does to data** — exactly where the "
+    "mathematics allows it, interactively, and on a laptop: nothing leaves this computer."
+)
+st.info(
+    "**ε (epsilon) is the privacy level.** Smaller ε = more noise = **more privacy**; larger ε = less noise = "
+    "more useful results but less privacy. Every ε slider reads: ← more privacy · · · less privacy →",
+    icon="🔒",
+)
+for topic, about, pages in TOPICS:
+    st.header(topic)
+    st.markdown(about)
+    for path, title, what in pages:
+        st.page_link(path, label=f"**{title}** — {what}", icon="➡️")
+st.caption(
+    "For a demonstration or a class: start with *Sanitise text* (the paper's example), then *Neighbour ranks* "
+    "(move ε), then *Why it happens*. The word-level pages load the built-in GloVe vectors the first time "
+    "(a few seconds); their sidebar chooses the embedding. Nothing you type is stored, logged or sent anywhere."
+)

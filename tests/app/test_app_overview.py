@@ -1,0 +1,47 @@
+"""The overview (the default page) in-process (AppTest): no embedding, a link to every page."""
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[2]
+APP = str(ROOT / "app.py")
+WORD_PAGES = ["pages/neighbour_ranks.py", "pages/noisy_dot_product.py", "pages/sanitise_text.py",
+              "pages/why_it_happens.py", "pages/choose_epsilon.py"]
+
+
+@pytest.fixture(scope="module")
+def overview():
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    return at
+
+
+def test_overview_is_the_default_page_and_renders(overview):
+    assert not overview.exception, [e.value for e in overview.exception]
+    assert not overview.error
+    assert overview.title[0].value == "Epsilon Lab"
+    assert any("Smaller ε" in i.value and "more privacy" in i.value for i in overview.info)
+    assert [h.value for h in overview.header] == ["Word-level text"]
+
+
+def test_overview_links_every_page_once(overview):
+    links = overview.get("page_link")
+    assert sorted(link.proto.page for link in links) == sorted(Path(p).stem for p in WORD_PAGES)  # URL paths
+    assert all(link.proto.label and link.proto.page_script_hash for link in links)
+    # every page file of the app is linked, except the overview itself
+    assert sorted(f"pages/{p.name}" for p in (ROOT / "pages").glob("*.py") if p.name != "overview.py") == sorted(WORD_PAGES)
+
+
+def test_overview_needs_no_embedding(overview):
+    assert not overview.sidebar.radio and not overview.sidebar.number_input  # no embedding sidebar
+    assert "embedding_source" not in overview.session_state
+
+
+def test_each_linked_page_opens_from_the_overview():
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.run()
+    at.switch_page("pages/sanitise_text.py").run()
+    assert not at.exception and at.title[0].value == "Sanitise text"
+    at.switch_page("pages/overview.py").run()
+    assert not at.exception and at.title[0].value == "Epsilon Lab"
