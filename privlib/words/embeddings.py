@@ -227,6 +227,27 @@ class EmbeddingSpace:
         np.maximum(d, 0.0, out=d)
         return d
 
+    def cosine_similarities(self, row: int, others=None) -> np.ndarray:
+        """cos(w, x) = <w, x>/(||w|| ||x||) between the word at ``row`` and each word of ``others``
+        (row indices, any shape; default: every word, in row order), in float64 from the stored
+        float32 vectors. Exactly 1 for the word itself (also for a zero vector: an unchanged word
+        is fully similar), clipped to [-1, 1] against rounding; 0 against a zero vector.
+
+        The one definition of word similarity (rank experiments, the sanitiser's records, the ε
+        study's cosine metric)."""
+        w = self.vectors[int(row)].astype(np.float64)
+        norms = np.sqrt(self.sq_norms)
+        if others is None:
+            others = np.arange(len(self.words))
+            dots = np.concatenate([self.vectors[a:a + _DISTANCE_CHUNK] @ w
+                                   for a in range(0, len(self.words), _DISTANCE_CHUNK)])
+        else:
+            others = np.asarray(others, dtype=np.int64)
+            dots = (self.vectors[others.ravel()] @ w).reshape(others.shape)
+        cos = dots / np.maximum(norms[others] * norms[int(row)], 1e-300)
+        cos[others == int(row)] = 1.0
+        return np.clip(cos, -1.0, 1.0, out=cos)
+
     @cached_property
     def _vectors64_t(self) -> np.ndarray:
         v = np.ascontiguousarray(self.vectors.T, dtype=np.float64)

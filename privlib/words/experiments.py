@@ -144,10 +144,7 @@ def rank_experiment(space, word, epsilon: float, samples: int = 2000, mechanism:
         best = np.lexsort((ranks_of.rank_of(rows), -row_counts))[:top]  # by count, then rank
         top_rows = rows[best]
         amounts = [("count", int(c)) for c in row_counts[best]]
-    w = space.vectors[ranks_of.row].astype(np.float64)
-    vectors = space.vectors[top_rows].astype(np.float64)
-    cosines = vectors @ w / np.maximum(np.linalg.norm(vectors, axis=1) * np.linalg.norm(w), 1e-300)
-    cosines = np.clip(cosines, -1.0, 1.0)  # rounding can give 1 + 2e-16 for the word itself
+    cosines = space.cosine_similarities(ranks_of.row, top_rows)
     top_list = [
         {"word": space.words[r], "rank": int(ranks_of.rank[r]), key: value,
          "distance": float(ranks_of.distance_of(r)), "cosine": float(cos)}

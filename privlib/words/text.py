@@ -368,8 +368,10 @@ def _sanitise_batch(texts, mechanism, epsilon, space, rng, policy) -> list:
     ranks = output_ranks(space, rows, outputs)
     x, y = space.vectors[rows].astype(np.float64), space.vectors[outputs].astype(np.float64)
     distances = np.linalg.norm(x - y, axis=1)
-    norms = np.linalg.norm(x, axis=1) * np.linalg.norm(y, axis=1)
-    cosines = np.clip(np.einsum("ij,ij->i", x, y) / np.maximum(norms, 1e-300), -1.0, 1.0)
+    cosines = np.empty(rows.size)
+    for row in np.unique(rows):
+        same = rows == row
+        cosines[same] = space.cosine_similarities(row, outputs[same])
     drawn = {(d, i): k for k, (d, i, _) in enumerate(inputs)}
 
     results = []

@@ -315,3 +315,21 @@ def test_from_file_truncated_binary_is_value_error(tmp_path, file_vectors):
     cut.write_bytes(path.read_bytes()[: len(path.read_bytes()) - 9])
     with pytest.raises(ValueError, match="cut.bin"):
         EmbeddingSpace.from_file(cut)
+
+
+def test_cosine_similarities_one_definition():
+    rng = np.random.default_rng(8)
+    vectors = rng.standard_normal((40, 7)).astype(np.float32)
+    vectors[3] = 0.0  # a zero vector
+    vectors[5] = vectors[4] * 2.5  # same direction as row 4
+    space = EmbeddingSpace.from_arrays([f"w{i}" for i in range(40)], vectors)
+    x = vectors.astype(np.float64)
+    for row in (0, 4, 11):
+        expected = x @ x[row] / np.maximum(np.linalg.norm(x, axis=1) * np.linalg.norm(x[row]), 1e-300)
+        got = space.cosine_similarities(row)
+        np.testing.assert_allclose(got, np.clip(expected, -1, 1), rtol=1e-12, atol=1e-15)
+        assert got[row] == 1.0 and np.all(np.abs(got) <= 1.0)
+        others = rng.integers(0, 40, (3, 5))
+        np.testing.assert_array_equal(space.cosine_similarities(row, others), got[others])
+    assert space.cosine_similarities(4, [5])[0] == pytest.approx(1.0, abs=1e-15)
+    assert space.cosine_similarities(3, [3, 0]).tolist() == [1.0, 0.0]  # unchanged = 1; zero vector: 0

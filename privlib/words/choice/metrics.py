@@ -228,14 +228,9 @@ def _sampled_metrics(space, ws: WordSet, eps, mech, samples: int, close: int, rn
         p = hit.mean(axis=2)
         per_word[name], var[name] = p, p * (1 - p) / s
     # cosine similarity of each output with its input (1 for an unchanged word)
-    norms = np.sqrt(space.sq_norms)
     cos = np.empty(outputs.shape)
     for i, row in enumerate(rows):
-        x = space.vectors[row].astype(np.float64)
-        out = outputs[i]
-        c = (space.vectors[out.ravel()] @ x).reshape(out.shape) / np.maximum(norms[out] * norms[row], 1e-300)
-        c[out == row] = 1.0
-        cos[i] = np.clip(c, -1.0, 1.0)
+        cos[i] = space.cosine_similarities(row, outputs[i])
     per_word["cosine"], var["cosine"] = cos.mean(axis=2), cos.var(axis=2, ddof=1) / s
     # distinct outputs and the entropy of each word's empirical output law, from runs of equal outputs
     flat = np.sort(outputs.reshape(m * n_eps, s), axis=1)
@@ -294,18 +289,13 @@ def _exact_metrics(space, ws: WordSet, eps, mech, samples: int, close: int, repo
     cdf_grid = np.empty((m, n_eps, grid.size))
     median = np.empty(n_eps)
     chunk = max(1, _EXACT_CELLS // n)  # epsilons per pass: the pooled rank law is chunk x N
-    norms = np.sqrt(space.sq_norms)
     passes = -(-n_eps // chunk)
     for k, j0 in enumerate(range(0, n_eps, chunk)):
         js = range(j0, min(j0 + chunk, n_eps))
         pooled = np.zeros((len(js), n))
         for i, row in enumerate(rows):
             order = neighbour_ranks(space, int(row)).order
-            x = space.vectors[row].astype(np.float64)
-            cos = np.concatenate([space.vectors[a:a + 65536] @ x for a in range(0, n, 65536)])  # float64
-            cos /= np.maximum(norms * norms[row], 1e-300)
-            cos[row] = 1.0
-            np.clip(cos, -1.0, 1.0, out=cos)
+            cos = space.cosine_similarities(row)
             for t, j in enumerate(js):
                 p = mech.output_probabilities(space, int(row), float(eps[j]))
                 by_rank = p[order]
