@@ -12,6 +12,7 @@ they depend only on numpy, scipy and the standard library:
 - `randomised_response`: k-ary randomised response (binary when classes = 2; label DP);
 - `composition`: a privacy budget under basic sequential composition;
 - `sampling`: exact draws from a finite law given by (log-)weights (exponential-family mechanisms);
+- `registry`: a topic's explicit list of mechanisms by name, and building one from a name;
 - `statistics`: binomial standard errors and Wilson score intervals.
 """
 from privlib.core.calibration import (
@@ -25,6 +26,7 @@ from privlib.core.calibration import (
 from privlib.core.composition import PrivacyBudget, Spend
 from privlib.core.noise import gaussian_noise, geometric_noise, laplace_noise, laplace_scalar_noise
 from privlib.core.randomised_response import RandomisedResponse
+from privlib.core.registry import make_from_registry, registry_by_name
 from privlib.core.sampling import fine_uniform, probabilities_from_log_weights, sample_categorical
 from privlib.core.statistics import binomial_standard_error, wilson_interval
 from privlib.core.validation import (
@@ -41,6 +43,8 @@ from privlib.core.validation import (
 )
 
 __all__ = [
+    "make_from_registry",
+    "registry_by_name",
     "fine_uniform",
     "probabilities_from_log_weights",
     "sample_categorical",

@@ -6,6 +6,7 @@ To add a mechanism: write its class (a `Mechanism` subclass with ``name``, ``lab
 """
 from __future__ import annotations
 
+from privlib.core.registry import make_from_registry, registry_by_name
 from privlib.words.mechanisms.base import (
     SAMPLE_BATCH,
     Mechanism,
@@ -23,23 +24,12 @@ ALL_MECHANISMS: tuple[type[Mechanism], ...] = (
 )
 
 #: Every mechanism by its ``name`` (the CLI's ``--mechanism`` and the pages' pickers).
-MECHANISMS: dict[str, type[Mechanism]] = {cls.name: cls for cls in ALL_MECHANISMS}
-if len(MECHANISMS) != len(ALL_MECHANISMS) or "" in MECHANISMS:
-    raise RuntimeError("Every mechanism needs a distinct, non-empty name.")
+MECHANISMS: dict[str, type[Mechanism]] = registry_by_name(ALL_MECHANISMS)
 
 
 def make_mechanism(name: str, **params) -> Mechanism:
     """A mechanism from its name and parameters (ValueError for unknown names or parameters)."""
-    if name not in MECHANISMS:
-        raise ValueError(f"Unknown mechanism {name!r}; choose one of: {', '.join(MECHANISMS)}.")
-    cls = MECHANISMS[name]
-    unknown = set(params) - set(cls.PARAMETERS)
-    if unknown:
-        raise ValueError(
-            f"{name} has no parameter(s) {', '.join(sorted(unknown))}; its parameters are: "
-            f"{', '.join(cls.PARAMETERS) or 'none'}."
-        )
-    return cls(**params)
+    return make_from_registry(MECHANISMS, name, params)
 
 
 def resolve_mechanism(spec) -> Mechanism:
