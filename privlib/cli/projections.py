@@ -1,0 +1,297 @@
+"""The random-projection commands (privlib.projections): rp-sigma, rp-pplus, rp-nplus,
+rp-variance, rp-sensitivity and rp-sweep.
+
+Li & Li, "Differential Privacy with Random Projections and Sign Random Projections": noise scales
+(Thms 2.2, 3.1, 3.4, 3.5; eq. 14), the at-risk rate P₊ (eq. 26) and count N₊ (eq. 27), the
+variance ratio R (eq. 23), the realised sensitivities (eqs. 12–13) against the Lemma 3.3 / 3.7
+bounds, and the retrieval sweep of §5.1. Each command is a `Command` in `COMMANDS`; bad input is a
+ValueError (or an argparse error), reported as one line on stderr with exit code 2.
+"""
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from privlib.cli.common import Command, add_epsilon_argument, parse_epsilon, terminal_progress
+from privlib.core.calibration import analytic_gaussian_delta
+from privlib.core.validation import check_delta, check_positive_int, check_range, parse_epsilon_grid
+from privlib.projections.datasets import DATASETS
+from privlib.projections.projection import PROJECTION_KINDS, make_projection
+from privlib.projections.quantities import (
+    SIGMA_METHODS,
+    keep_probability,
+    lemma33_bound,
+    lemma37_bound,
+    n_plus,
+    p_plus,
+    p_plus_check,
+    sigma_against_epsilon,
+    variance_oporp,
+    variance_ratio_R,
+    variance_raw,
+    variance_rp_rademacher,
+)
+from privlib.projections.sweep import DEFAULT_EPSILONS, privacy_utility_sweep
+
+DEFAULT_DELTA = 1e-6
+
+
+def parse_delta(text: str) -> float:
+    """argparse ``type`` of ``--delta``: a number with 0 < δ < 1 (`check_delta`)."""
+    try:
+        return check_delta(float(text))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_delta_argument(parser, required: bool = False) -> None:
+    parser.add_argument("--delta", type=parse_delta, default=None if required else DEFAULT_DELTA, required=required,
+                        help=f"delta of (epsilon, delta)-DP: the probability the epsilon guarantee fails "
+                             f"(default {DEFAULT_DELTA:g})")
+
+
+def add_beta_argument(parser) -> None:
+    parser.add_argument("--beta", type=float, default=1.0,
+                        help="beta-adjacency: one coordinate changes by at most beta (default 1)")
+
+
+# ---------------------------------------------------------------------------------------------
+# rp-sigma
+
+
+def add_sigma_arguments(parser) -> None:
+    add_epsilon_argument(parser)
+    add_delta_argument(parser, required=True)
+    parser.add_argument("--sensitivity", type=float, default=1.0,
+                        help="L2 sensitivity Delta_2 (for --method analytic: beta) (default 1)")
+    parser.add_argument("--method", choices=SIGMA_METHODS, default="optimal",
+                        help="optimal: sigma* of eq. 14 (Thm 3.5); kenthapadi: Thm 3.1; classical: Thm 2.2 "
+                             "(valid for epsilon < 1 only); analytic: Thm 3.4 (needs --p and --k)")
+    parser.add_argument("--p", type=int, default=None, help="data dimension (--method analytic)")
+    parser.add_argument("--k", type=int, default=None, help="number of projections (--method analytic)")
+
+
+def run_sigma(args) -> dict:
+    """σ of one method at (ε, δ, Δ), the δ the Gaussian mechanism with that σ actually achieves
+    (eq. 14, Balle & Wang) and whether the method's theorem holds (``valid``).
+
+    For "analytic" (Thm 3.4) the sensitivity is β and σ covers the Lemma 3.3 bound on Δ₂ at
+    failure probability δ/2; ``delta_achieved`` is then eq. 14 at that bound plus the δ/2 of W."""
+    if args.method == "analytic" and (args.p is None or args.k is None):
+        raise ValueError("--method analytic (Thm 3.4) needs --p (the data dimension) and --k (the number of "
+                         "projections).")
+    curve = sigma_against_epsilon([args.epsilon], args.delta, args.sensitivity, args.method, p=args.p, k=args.k)
+    sigma = float(curve.sigma[0])
+    if args.method == "analytic":
+        bound = lemma33_bound(args.sensitivity, args.p, args.k, args.delta / 2.0)
+        achieved = analytic_gaussian_delta(args.epsilon, sigma, bound) + args.delta / 2.0
+    else:
+        achieved = analytic_gaussian_delta(args.epsilon, sigma, args.sensitivity)
+    result = {"epsilon": args.epsilon, "delta": args.delta, "sensitivity": args.sensitivity, "method": args.method,
+              "sigma": sigma, "delta_achieved": achieved, "valid": bool(curve.valid[0])}
+    if args.method == "analytic":
+        result.update(p=args.p, k=args.k)
+    return result
+
+
+def print_sigma(args, result: dict) -> None:
+    note = "" if result["valid"] else "   NOT VALID: the classical theorem holds only for epsilon < 1"
+    print(f"{result['method']} sigma at epsilon = {result['epsilon']:g}, delta = {result['delta']:g}, "
+          f"sensitivity = {result['sensitivity']:g}: {result['sigma']:.10g}{note}")
+    print(f"  delta actually achieved (eq. 14): {result['delta_achieved']:.6g}")
+
+
+# ---------------------------------------------------------------------------------------------
+# rp-pplus
+
+
+def add_pplus_arguments(parser) -> None:
+    parser.add_argument("--r", type=float, required=True, help="r = beta/m (adjacency bound over the norm bound)")
+    parser.add_argument("--p", type=int, required=True, help="data dimension")
+
+
+def run_pplus(args) -> dict:
+    """P₊(r, p) of eq. (26), and the same by a second route (1 − ∫2φ(s)[2Φ(s/r) − 1]^p ds)."""
+    return {"r": args.r, "p": args.p, "p_plus": p_plus(args.r, args.p), "p_plus_check": p_plus_check(args.r, args.p)}
+
+
+def print_pplus(args, result: dict) -> None:
+    print(f"P+(r = {result['r']:g}, p = {result['p']:,}) = {result['p_plus']:.10f}   "
+          f"(second route: {result['p_plus_check']:.10f})")
+
+
+# ---------------------------------------------------------------------------------------------
+# rp-nplus
+
+
+def add_nplus_arguments(parser) -> None:
+    parser.add_argument("--p", type=int, required=True, help="data dimension")
+    parser.add_argument("--k", type=int, required=True, help="number of projections")
+    add_delta_argument(parser, required=True)
+    parser.add_argument("--m", type=float, required=True,
+                        help="PUBLIC lower bound on the norm of every vector (0 = none: N+ = k)")
+    add_beta_argument(parser)
+    parser.add_argument("--epsilon", type=parse_epsilon, default=None,
+                        help="total budget per vector: adds epsilon per bit = epsilon/N+ and the keep probability")
+
+
+def run_nplus(args) -> dict:
+    """N₊ of eq. (27) (Prop 4.5) with F = P₊(β/m, p); with ``--epsilon`` the ε′ = ε/N₊ per bit of
+    DP-SignRP-RR (Alg 6) and its keep probability e^{ε′}/(e^{ε′} + 1)."""
+    count = n_plus(args.p, args.k, args.delta, args.m, args.beta)
+    r = args.beta / args.m if args.m > 0 else None
+    per_bit = args.epsilon / count if args.epsilon is not None else None
+    return {"p": args.p, "k": args.k, "delta": args.delta, "m": args.m, "beta": args.beta, "epsilon": args.epsilon,
+            "r": r, "F": p_plus(r, args.p) if r is not None else None, "n_plus": count,
+            "eps_per_bit": per_bit, "keep_probability": keep_probability(per_bit) if per_bit is not None else None}
+
+
+def print_nplus(args, result: dict) -> None:
+    if result["r"] is None:
+        print(f"m = 0 (no norm bound): N+ = k = {result['n_plus']:g}, pure epsilon-DP (Remark 4.1)")
+    else:
+        print(f"r = beta/m = {result['r']:g}, F = P+(r, p = {result['p']:,}) = {result['F']:.10f}")
+        print(f"N+ = {result['n_plus']:.7f} of k = {result['k']} bits at risk (delta = {result['delta']:g})")
+    if result["eps_per_bit"] is not None:
+        print(f"epsilon = {result['epsilon']:g}: {result['eps_per_bit']:.6g} per bit, keep probability "
+              f"{result['keep_probability']:.7f} (flip {1 - result['keep_probability']:.7f})")
+
+
+# ---------------------------------------------------------------------------------------------
+# rp-variance
+
+
+def add_variance_arguments(parser) -> None:
+    parser.add_argument("--sigma", type=float, required=True, help="Gaussian noise standard deviation")
+    parser.add_argument("--p", type=int, required=True, help="data dimension")
+    parser.add_argument("--k", type=int, required=True, help="number of projections")
+
+
+def run_variance(args) -> dict:
+    """Variances of the noisy inner product for two unit-norm vectors (eq. 23's setting): raw
+    (eq. 19), Rademacher RP (eq. 20) and OPORP (eq. 22), and R = Var(raw)/Var(RP) (eq. 23).
+
+    Computed for two orthogonal unit vectors, where the sketch term of eq. 20 is exactly 1/k (the
+    approximation eq. 23 makes): 2σ² + pσ⁴, 2σ² + kσ⁴ + 1/k and 2σ² + kσ⁴ + (1/k)(p′ − k)/(p′ − 1)."""
+    sigma = check_range(args.sigma, "sigma (the noise standard deviation)", low=0.0)
+    p = check_positive_int(args.p, "p (the data dimension)", minimum=2)
+    k = check_positive_int(args.k, "k (the number of projections)")
+    u, v = np.zeros(p), np.zeros(p)
+    u[0], v[1] = 1.0, 1.0
+    return {"sigma": sigma, "p": p, "k": k, "var_raw": float(variance_raw(u, v, sigma)),
+            "var_rp": float(variance_rp_rademacher(u, v, sigma, k)), "var_oporp": float(variance_oporp(u, v, sigma, k)),
+            "R": float(variance_ratio_R(sigma, p, k))}
+
+
+def print_variance(args, result: dict) -> None:
+    print(f"unit-norm vectors, sigma = {result['sigma']:g}, p = {result['p']:,}, k = {result['k']:,}")
+    print(f"  Var raw (eq. 19)   {result['var_raw']:.8g}")
+    print(f"  Var RP (eq. 20)    {result['var_rp']:.8g}")
+    print(f"  Var OPORP (eq. 22) {result['var_oporp']:.8g}")
+    print(f"  R = raw / RP (eq. 23) = {result['R']:.8g}" + ("  (projecting first wins)" if result["R"] > 1 else ""))
+
+
+# ---------------------------------------------------------------------------------------------
+# rp-sensitivity
+
+
+def add_sensitivity_arguments(parser) -> None:
+    parser.add_argument("--projection", choices=PROJECTION_KINDS, required=True, help="projection kind")
+    parser.add_argument("--p", type=int, required=True, help="data dimension")
+    parser.add_argument("--k", type=int, required=True, help="number of projections")
+    parser.add_argument("--s", type=float, default=3.0, help="sparsity s of the 'sparse' projection (default 3)")
+    parser.add_argument("--seed", type=int, required=True, help="seed of the (public) projection")
+    add_beta_argument(parser)
+    add_delta_argument(parser)
+
+
+def run_sensitivity(args) -> dict:
+    """The realised Δ₁ and Δ₂ (eqs. 12–13) of the projection drawn from ``--seed``, beside the
+    Lemma 3.3 (Δ₂) and Lemma 3.7 (Δ₁) high-probability bounds for a Gaussian W at δ."""
+    projection = make_projection(args.projection, args.p, args.k, args.seed, s=args.s)
+    return {"projection": projection.kind, "p": projection.p, "k": projection.k, "s": projection.s,
+            "seed": projection.seed, "beta": args.beta, "delta": args.delta,
+            "delta1": projection.delta1(args.beta), "delta2": projection.delta2(args.beta),
+            "lemma33_bound": lemma33_bound(args.beta, args.p, args.k, args.delta),
+            "lemma37_bound": lemma37_bound(args.beta, args.p, args.k, args.delta)}
+
+
+def print_sensitivity(args, result: dict) -> None:
+    print(f"{result['projection']} projection, p = {result['p']:,}, k = {result['k']:,}, seed {result['seed']}, "
+          f"beta = {result['beta']:g}")
+    print(f"  realised Delta_1 = {result['delta1']:.6g}   (Lemma 3.7 bound for Gaussian W: "
+          f"{result['lemma37_bound']:.6g})")
+    print(f"  realised Delta_2 = {result['delta2']:.6g}   (Lemma 3.3 bound for Gaussian W: "
+          f"{result['lemma33_bound']:.6g})")
+
+
+# ---------------------------------------------------------------------------------------------
+# rp-sweep
+
+
+def add_sweep_arguments(parser) -> None:
+    parser.add_argument("--dataset", choices=tuple(DATASETS), default="mnist", help="data (default mnist)")
+    parser.add_argument("--mechanisms", default="dp",
+                        help="comma list of mechanism names; dp = every DP mechanism (default), idp = the "
+                             "individual-DP ones (NOT DP), all = both")
+    parser.add_argument("--epsilons", default=",".join(f"{e:g}" for e in DEFAULT_EPSILONS),
+                        help="comma list or start:stop[:step] (default: 12 values from 0.05 to 100)")
+    parser.add_argument("--k", type=int, default=32, help="number of projections (default 32)")
+    parser.add_argument("--t", type=int, default=1, help="OPORP repetitions of DP-SignOPORP (default 1)")
+    parser.add_argument("--reps", type=int, default=3, help="repetitions, each with a new projection (default 3)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    add_delta_argument(parser)
+    add_beta_argument(parser)
+    parser.add_argument("--m", type=float, default=0.0,
+                        help="public lower bound on every norm for DP-SignRP-RR (default 0: none, N+ = k)")
+    parser.add_argument("--projection", choices=tuple(k for k in PROJECTION_KINDS if k != "oporp"),
+                        default="rademacher", help="projection of DP-RP-G-OPT-B (default rademacher)")
+    parser.add_argument("--queries", type=int, default=None,
+                        help="use this many queries, spread evenly over the query set (default: all)")
+    parser.add_argument("--R", type=int, default=50, help="neighbours retrieved (default 50)")
+
+
+def run_sweep(args) -> dict:
+    """precision@R against ε for each mechanism (§5.1), with the non-private levels and chance."""
+    epsilons = parse_epsilon_grid(args.epsilons)
+    result = privacy_utility_sweep(args.dataset, args.mechanisms, epsilons, k=args.k, t=args.t, reps=args.reps,
+                                   seed=args.seed, delta=args.delta, beta=args.beta, m=args.m, R=args.R,
+                                   progress=terminal_progress(), projection=args.projection, queries=args.queries)
+    return result.to_dict()
+
+
+def print_sweep(args, result: dict) -> None:
+    key = f"precision_at_{result['R']}"
+    print(f"{result['dataset']}: p = {result['p']}, k = {result['k']}, {result['n_db']:,} database vectors, "
+          f"{result['n_queries']:,} queries, {result['reps']} repetitions, seed {result['seed']}")
+    print(f"precision@{result['R']}: non-private RP {result['nonprivate']['rp']:.3f}, SignRP "
+          f"{result['nonprivate']['signrp']:.3f}, chance {result['chance']:.4f}")
+    epsilons = result["epsilons"]
+    print(f"{'mechanism':<26}" + "".join(f"{e:>8g}" for e in epsilons))
+    for info in result["mechanisms"]:
+        rows = {r["epsilon"]: r for r in result["results"] if r["mechanism"] == info["name"]}
+        label = info["label"] + ("" if info["is_dp"] else " (iDP, not DP)")
+        print(f"{label:<26}" + "".join(f"{rows[e][key]:>8.3f}" for e in epsilons))
+
+
+# ---------------------------------------------------------------------------------------------
+
+#: The random-projection commands, in the order ``--help`` lists them.
+COMMANDS: tuple[Command, ...] = (
+    Command("rp-sigma", "Gaussian noise sigma for (epsilon, delta, Delta_2): optimal, Kenthapadi, classical or "
+                        "analytic (Li & Li Thms 2.2, 3.1, 3.4, 3.5)",
+            add_sigma_arguments, run_sigma, print_sigma),
+    Command("rp-pplus", "P+(r, p): probability a sign-projection bit is at risk (Li & Li eq. 26)",
+            add_pplus_arguments, run_pplus, print_pplus),
+    Command("rp-nplus", "N+: bits of DP-SignRP-RR at risk, and epsilon per bit (Li & Li eq. 27)",
+            add_nplus_arguments, run_nplus, print_nplus),
+    Command("rp-variance", "inner-product variances raw / RP / OPORP and their ratio R (Li & Li eqs. 19-23)",
+            add_variance_arguments, run_variance, print_variance),
+    Command("rp-sensitivity", "realised sensitivities Delta_1, Delta_2 of a drawn projection against the "
+                              "Lemma 3.3 / 3.7 bounds",
+            add_sensitivity_arguments, run_sensitivity, print_sensitivity),
+    Command("rp-sweep", "retrieval precision@50 against epsilon for the random-projection mechanisms "
+                        "(Li & Li §5.1)",
+            add_sweep_arguments, run_sweep, print_sweep),
+)

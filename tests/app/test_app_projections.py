@@ -1,0 +1,123 @@
+"""The "Random projections" page in-process (AppTest): it renders every chart without an exception,
+moving ε reruns no sweep (the sweep covers the ε grid; ε only moves a marker and the table), and
+showing iDP adds only the iDP sweep, labelled as not DP."""
+import json
+import time
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from privlib.projections import sweep as rp_sweep
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+PAGE = "pages/random_projections.py"
+
+pytestmark = pytest.mark.slow  # the default view sweeps 11 mechanisms on MNIST (about 10 s)
+
+
+@pytest.fixture(scope="module")
+def counted():
+    """Count the sweeps the page really computes (cache misses), by wrapping the library call."""
+    calls = []
+    original = rp_sweep.privacy_utility_sweep
+
+    def counting(*args, **kwargs):
+        calls.append(tuple(kwargs.get("mechanisms", args[1] if len(args) > 1 else ())))
+        return original(*args, **kwargs)
+
+    rp_sweep.privacy_utility_sweep = counting
+    st.cache_data.clear()
+    try:
+        yield calls
+    finally:
+        rp_sweep.privacy_utility_sweep = original
+
+
+@pytest.fixture(scope="module")
+def page(counted):
+    at = AppTest.from_file(APP, default_timeout=300)
+    at.run()
+    started = time.perf_counter()
+    at.switch_page(PAGE).run()
+    print(f"random projections: first render {time.perf_counter() - started:.2f} s")
+    return at
+
+
+def _text(chart) -> str:
+    """The trace names, annotations and titles of a plotly chart element, as one string."""
+    spec = json.loads(chart.proto.spec)
+    names = [t.get("name") or "" for t in spec["data"]]
+    notes = [a.get("text", "") for a in spec["layout"].get("annotations", [])]
+    return " | ".join(names + notes + [json.dumps(spec["layout"].get("title"), ensure_ascii=False)])
+
+
+def _ok(at):
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def test_default_view_renders_every_chart_and_the_table(page, counted):
+    _ok(page)
+    assert page.title[0].value == "Random projections"
+    assert len(counted) == 1  # one sweep: the DP mechanisms
+    charts = page.get("plotly_chart")
+    assert len(charts) == 10
+    main = _text(charts[0])
+    assert "precision@50" in main and "non-private RP" in main and "chosen ε = 5" in main
+    assert "individual DP" not in main  # iDP is off by default
+    table = page.dataframe[0].value
+    assert len(table) == len(rp_sweep.DP_MECHANISMS)
+    assert list(table["mechanism"])[:2] == ["Raw-data-G-OPT", "DP-RP-G"]
+    assert page.select_slider(key="rp_epsilon").value == 5.0
+    assert not page.toggle(key="rp_show_idp").value
+    assert "Word vectors" not in [r.label for r in page.radio]  # no embedding sidebar
+
+
+def test_moving_epsilon_reruns_no_sweep(page, counted):
+    before = len(counted)
+    started = time.perf_counter()
+    page.select_slider(key="rp_epsilon").set_value(1.0).run()
+    elapsed = time.perf_counter() - started
+    print(f"random projections: epsilon change rendered in {elapsed:.2f} s (AppTest, in process)")
+    _ok(page)
+    assert len(counted) == before  # the cached sweep is reused
+    assert "chosen ε = 1" in _text(page.get("plotly_chart")[0])
+    assert any(s.value == "At ε = 1" for s in page.subheader)
+    assert elapsed < 5.0
+    page.select_slider(key="rp_epsilon").set_value(20.0).run()
+    _ok(page)
+    assert len(counted) == before
+
+
+def test_showing_idp_adds_only_its_sweep_and_says_not_dp(page, counted):
+    before = len(counted)
+    page.toggle(key="rp_show_idp").set_value(True).run()
+    _ok(page)
+    assert len(counted) == before + 1
+    assert "individual DP — not DP" in _text(page.get("plotly_chart")[0])
+    table = page.dataframe[0].value
+    assert len(table) == len(rp_sweep.DP_MECHANISMS) + 2
+    assert all("not DP" in g for g in table["guarantee"][-2:])
+    assert any("Why iDP is not DP" in w.value for w in page.warning)
+    page.toggle(key="rp_show_idp").set_value(False).run()
+    _ok(page)
+    assert len(counted) == before + 1  # back to the cached DP sweep
+
+
+def test_other_settings_recompute_and_bad_settings_explain(page, counted):
+    before = len(counted)
+    page.multiselect(key="rp_mechanisms").set_value(["dp-oporp", "dp-signoporp-rr-smooth"]).run()
+    _ok(page)
+    assert len(counted) == before + 1
+    assert len(page.dataframe[0].value) == 2
+    page.multiselect(key="rp_mechanisms").set_value(["dp-signrp-rr"]).run()
+    page.number_input(key="rp_m").set_value(0.5).run()  # m must be 0 or >= beta: explained, no traceback
+    assert not page.exception
+    assert any("m (the public lower bound" in e.value for e in page.error)
+    page.number_input(key="rp_m").set_value(0.0).run()
+    _ok(page)
+    page.multiselect(key="rp_mechanisms").set_value([]).run()
+    _ok(page)
+    assert any("at least one mechanism" in i.value for i in page.info)

@@ -1,0 +1,164 @@
+"""The random-projection commands (python -m privlib rp-…): JSON keys, the paper's reference values
+through the command line, text output, and one-line errors with exit code 2 on bad input."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from privlib.cli import EXIT_USAGE, main
+from privlib.cli import projections as rp_commands
+from privlib.projections.projection import make_projection
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_json(capsys, *argv):
+    assert main([*argv, "--json"]) == 0
+    out = capsys.readouterr().out
+    return json.loads(out)
+
+
+def test_every_command_is_in_the_table():
+    from privlib.cli import commands
+
+    names = [c.name for c in commands()]
+    for command in rp_commands.COMMANDS:
+        assert command.name in names and command.help.strip()
+    assert [c.name for c in rp_commands.COMMANDS] == ["rp-sigma", "rp-pplus", "rp-nplus", "rp-variance",
+                                                        "rp-sensitivity", "rp-sweep"]
+
+
+@pytest.mark.parametrize("eps, optimal, kenthapadi, classical", [
+    (0.1, 36.30469043, 52.7551, 52.988), (0.5, 8.057618481, 10.7016, 10.5976), (1, 4.224678889, 5.44344, 5.2988),
+    (2, 2.230476271, 2.81207, 2.6494), (5, 0.9800490003, 1.22688, 1.05976), (10, 0.5410868318, 0.690152, 0.52988),
+    (20, 0.3090846812, 0.41119, 0.26494), (50, 0.1565928704, 0.225948, 0.105976),
+    (100, 0.09783722397, 0.150874, 0.052988)])
+def test_rp_sigma_reference_table(capsys, eps, optimal, kenthapadi, classical):
+    r = run_json(capsys, "rp-sigma", "--epsilon", str(eps), "--delta", "1e-6")
+    assert set(r) >= {"epsilon", "delta", "sensitivity", "method", "sigma", "delta_achieved", "valid"}
+    assert r["sigma"] == pytest.approx(optimal, rel=1e-9) and r["valid"] is True
+    assert r["delta_achieved"] == pytest.approx(1e-6, rel=1e-6)  # sigma* is exactly calibrated (eq. 14)
+    r = run_json(capsys, "rp-sigma", "--epsilon", str(eps), "--delta", "1e-6", "--method", "kenthapadi")
+    assert r["sigma"] == pytest.approx(kenthapadi, rel=1e-5) and r["delta_achieved"] < 1e-6
+    r = run_json(capsys, "rp-sigma", "--epsilon", str(eps), "--delta", "1e-6", "--method", "classical")
+    assert r["sigma"] == pytest.approx(classical, rel=1e-4) and r["valid"] is (eps < 1)
+
+
+def test_rp_sigma_more_reference_values(capsys):
+    assert run_json(capsys, "rp-sigma", "--epsilon", "1", "--delta", "1e-5")["sigma"] == pytest.approx(3.730631635,
+                                                                                                       rel=1e-9)
+    assert run_json(capsys, "rp-sigma", "--epsilon", "1000", "--delta", "1e-6")["sigma"] == pytest.approx(
+        0.02485036669, rel=1e-9)
+    r = run_json(capsys, "rp-sigma", "--epsilon", "3", "--delta", "1e-6", "--sensitivity", "2.5")
+    assert r["sigma"] == pytest.approx(3.859653544, rel=1e-9) and r["sensitivity"] == 2.5
+    # the classical sigma's true delta: 1.90e-6 at epsilon 10, 1.6e-4 at epsilon 20 (not DP at delta = 1e-6)
+    for eps, achieved in (("10", 1.90e-6), ("20", 1.6e-4)):
+        r = run_json(capsys, "rp-sigma", "--epsilon", eps, "--delta", "1e-6", "--method", "classical")
+        assert r["delta_achieved"] == pytest.approx(achieved, rel=0.02) and r["valid"] is False
+    for eps, sigma in (("1", 7.347686), ("10", 0.9236837)):
+        r = run_json(capsys, "rp-sigma", "--epsilon", eps, "--delta", "1e-6", "--method", "analytic", "--p", "784",
+                     "--k", "256")
+        assert r["sigma"] == pytest.approx(sigma, rel=1e-6) and r["delta_achieved"] <= 1e-6
+        assert (r["p"], r["k"]) == (784, 256)
+
+
+@pytest.mark.parametrize("p, expected", [(1, 0.0634510349), (10, 0.1489766737), (100, 0.2162759830),
+                                         (1000, 0.2686604157), (1024, 0.2691464912), (10_000, 0.3120979772),
+                                         (1_000_000, 0.3827194650)])
+def test_rp_pplus_reference_table(capsys, p, expected):
+    r = run_json(capsys, "rp-pplus", "--r", "0.1", "--p", str(p))
+    assert set(r) == {"r", "p", "p_plus", "p_plus_check"}
+    assert r["p_plus"] == pytest.approx(expected, abs=1e-9)
+    assert r["p_plus_check"] == pytest.approx(expected, abs=1e-9)
+
+
+def test_rp_nplus_figure_5_values(capsys):
+    r = run_json(capsys, "rp-nplus", "--p", "1024", "--k", "512", "--delta", "1e-6", "--m", "10", "--epsilon", "400")
+    assert set(r) >= {"r", "F", "n_plus", "eps_per_bit", "keep_probability"}
+    assert r["r"] == pytest.approx(0.1) and r["F"] == pytest.approx(0.2691464912, abs=1e-9)
+    assert r["n_plus"] == pytest.approx(206.8022620, rel=1e-9)
+    assert r["eps_per_bit"] == pytest.approx(400 / 206.8022620, rel=1e-9)
+    assert 1 - r["keep_probability"] == pytest.approx(0.1262848, abs=5e-8)  # the paper's "11.9%" used N+ = 200
+    for m, n in (("5", 351.942661), ("20", 121.357631), ("2", 512.0)):
+        assert run_json(capsys, "rp-nplus", "--p", "1024", "--k", "512", "--delta", "1e-6", "--m", m)["n_plus"] == \
+            pytest.approx(n, rel=1e-8)
+    r = run_json(capsys, "rp-nplus", "--p", "1024", "--k", "512", "--delta", "1e-6", "--m", "0")
+    assert r["n_plus"] == 512 and r["r"] is None and r["eps_per_bit"] is None
+
+
+def test_rp_variance_reference_values(capsys):
+    r = run_json(capsys, "rp-variance", "--sigma", "0.1", "--p", "1000", "--k", "100")
+    assert set(r) >= {"var_raw", "var_rp", "var_oporp", "R"}
+    assert r["R"] == pytest.approx(3.0, rel=1e-12)
+    assert r["var_raw"] == pytest.approx(2 * 0.01 + 1000 * 1e-4) and r["var_rp"] == pytest.approx(0.02 + 0.01 + 0.01)
+    assert r["var_oporp"] == pytest.approx(0.02 + 0.01 + 0.01 * 900 / 999)
+    assert r["var_raw"] / r["var_rp"] == pytest.approx(r["R"])
+    assert run_json(capsys, "rp-variance", "--sigma", "0.1", "--p", "1000", "--k", "10")["R"] == pytest.approx(
+        0.991736, rel=1e-6)
+    assert run_json(capsys, "rp-variance", "--sigma", "1", "--p", "10000", "--k", "100")["R"] == pytest.approx(
+        98.049211, rel=1e-8)
+
+
+def test_rp_sensitivity_realised_and_bounds(capsys):
+    r = run_json(capsys, "rp-sensitivity", "--projection", "rademacher", "--p", "784", "--k", "256", "--seed", "0")
+    assert set(r) >= {"delta1", "delta2", "lemma33_bound", "lemma37_bound"}
+    assert r["delta2"] == 1.0 and r["delta1"] == pytest.approx(16.0)  # 256/sqrt(256)
+    assert r["lemma37_bound"] == pytest.approx(19.9, abs=0.01)
+    r = run_json(capsys, "rp-sensitivity", "--projection", "gaussian", "--p", "784", "--k", "256", "--seed", "3")
+    projection = make_projection("gaussian", 784, 256, 3)
+    assert r["delta2"] == projection.delta2(1.0) and r["delta1"] == projection.delta1(1.0)
+    assert 1.0 < r["delta2"] < r["lemma33_bound"] and r["delta1"] < r["lemma37_bound"]
+    r = run_json(capsys, "rp-sensitivity", "--projection", "oporp", "--p", "100", "--k", "7", "--seed", "1",
+                 "--beta", "0.5")
+    assert r["delta2"] == 0.5 and r["delta1"] == 0.5
+
+
+def test_rp_sweep_json(capsys):
+    r = run_json(capsys, "rp-sweep", "--dataset", "digits", "--mechanisms", "dp-oporp,idp-signrp-rr",
+                 "--epsilons", "1,10", "--k", "16", "--reps", "2", "--seed", "1")
+    assert set(r) >= {"p", "k", "n_db", "n_queries", "chance", "nonprivate", "results"}
+    assert (r["p"], r["k"], r["n_db"], r["n_queries"]) == (64, 16, 1597, 200)
+    assert len(r["results"]) == 4
+    assert all(set(row) == {"mechanism", "guarantee", "epsilon", "precision_at_50", "sd"} for row in r["results"])
+    assert r["results"][0]["precision_at_50"] < r["results"][1]["precision_at_50"]  # epsilon 1 < 10
+
+
+def test_text_output(capsys):
+    assert main(["rp-nplus", "--p", "1024", "--k", "512", "--delta", "1e-6", "--m", "10", "--epsilon", "400"]) == 0
+    out = capsys.readouterr().out
+    assert "N+ = 206.80226" in out and "flip 0.1262848" in out
+    assert main(["rp-sigma", "--epsilon", "10", "--delta", "1e-6", "--method", "classical"]) == 0
+    assert "NOT VALID" in capsys.readouterr().out
+    assert main(["rp-sweep", "--dataset", "digits", "--mechanisms", "dp-oporp,idp-signrp-rr", "--epsilons", "1",
+                 "--k", "16", "--reps", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "DP-OPORP" in out and "iDP-SignRP-RR (iDP, not DP)" in out and "chance 0.0313" in out
+
+
+@pytest.mark.parametrize("argv", [
+    ["rp-sigma", "--epsilon", "0", "--delta", "1e-6"],
+    ["rp-sigma", "--epsilon", "1", "--delta", "1.5"],
+    ["rp-sigma", "--epsilon", "1", "--delta", "1e-6", "--sensitivity", "-1"],
+    ["rp-sigma", "--epsilon", "1", "--delta", "1e-6", "--method", "analytic"],
+    ["rp-sigma", "--epsilon", "1", "--delta", "1e-6", "--method", "magic"],
+    ["rp-pplus", "--r", "-0.1", "--p", "10"],
+    ["rp-pplus", "--r", "0.1", "--p", "0"],
+    ["rp-nplus", "--p", "1024", "--k", "512", "--delta", "1e-6", "--m", "0.5"],
+    ["rp-variance", "--sigma", "0.1", "--p", "1", "--k", "1"],
+    ["rp-variance", "--sigma", "-1", "--p", "10", "--k", "2"],
+    ["rp-sensitivity", "--projection", "fourier", "--p", "10", "--k", "2", "--seed", "0"],
+    ["rp-sensitivity", "--projection", "gaussian", "--p", "10", "--k", "0", "--seed", "0"],
+    ["rp-sweep", "--dataset", "digits", "--mechanisms", "nope", "--reps", "1"],
+    ["rp-sweep", "--dataset", "digits", "--epsilons", "a,b", "--reps", "1"],
+    ["rp-sweep", "--dataset", "digits", "--mechanisms", "dp-signoporp-rr", "--k", "16", "--t", "3", "--reps", "1"],
+    ["rp-sweep", "--dataset", "cifar"],
+])
+def test_bad_input_exits_2_with_one_line(argv):
+    r = subprocess.run([sys.executable, "-m", "privlib", *argv, "--json"], cwd=ROOT, capture_output=True, text=True,
+                       timeout=120, check=False)
+    assert r.returncode == EXIT_USAGE, (argv, r.stderr)
+    assert r.stdout == ""
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "error" in lines[0], r.stderr

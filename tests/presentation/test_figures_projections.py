@@ -1,0 +1,154 @@
+"""Figures of the random-projections topic: traces, labels and the numbers they plot (checked
+against the paper's reference values), and that the builders are pure."""
+import copy
+import json
+
+import numpy as np
+import pytest
+
+from privlib.presentation.projections import figures as F
+
+
+def sweep_dict():
+    eps = [0.1, 1.0, 10.0]
+    rows = []
+    for name, guarantee, values in (("dp-oporp", "(ε, δ)-DP", [0.02, 0.1, 0.5]),
+                                    ("dp-signoporp-rr-smooth", "ε-DP", [0.05, 0.3, 0.45]),
+                                    ("idp-signrp-rr", "individual DP — not DP", [0.6, 0.6, 0.61])):
+        rows += [{"mechanism": name, "guarantee": guarantee, "epsilon": e, "precision_at_50": v, "sd": 0.01}
+                 for e, v in zip(eps, values)]
+    return {"p": 64, "k": 16, "n_db": 1000, "n_queries": 100, "chance": 0.05, "reps": 3,
+            "nonprivate": {"rp": 0.8, "signrp": 0.65}, "results": rows,
+            "mechanisms": [{"name": "dp-oporp", "label": "DP-OPORP", "is_dp": True},
+                           {"name": "dp-signoporp-rr-smooth", "label": "DP-SignOPORP-RR-smooth", "is_dp": True},
+                           {"name": "idp-signrp-rr", "label": "iDP-SignRP-RR", "is_dp": False}]}
+
+
+def trace(fig, start):
+    found = [t for t in fig.data if t.name and t.name.startswith(start)]
+    assert found, [t.name for t in fig.data]
+    return found[0]
+
+
+def test_precision_chart_lines_reference_levels_idp_and_marker():
+    data = sweep_dict()
+    before = copy.deepcopy(data)
+    fig = F.precision_vs_epsilon(data, chosen_epsilon=1.0)
+    assert data == before  # the input is not modified
+    assert fig.to_json() == F.precision_vs_epsilon(data, chosen_epsilon=1.0).to_json()  # pure
+    oporp = trace(fig, "DP-OPORP")
+    assert list(oporp.x) == [0.1, 1.0, 10.0] and list(oporp.y) == [0.02, 0.1, 0.5]
+    assert list(oporp.error_y.array) == [0.01] * 3 and oporp.line.dash == "solid"
+    idp = trace(fig, "iDP-SignRP-RR")
+    assert "individual DP — not DP" in idp.name and idp.line.dash == "dot"
+    rp, signrp = trace(fig, "non-private RP"), trace(fig, "non-private SignRP")
+    assert set(rp.y) == {0.8} and set(signrp.y) == {0.65} and "dash" in rp.line.dash and "dash" in signrp.line.dash
+    assert set(trace(fig, "chance").y) == {0.05}
+    marker = trace(fig, "chosen ε = 1")
+    assert list(marker.y) == [0.1, 0.3, 0.6] and set(marker.x) == {1.0}
+    assert fig.layout.xaxis.type == "log" and "more privacy" in fig.layout.xaxis.title.text
+    # no chosen epsilon: no marker; an epsilon outside the grid: the line but no markers
+    assert not [t for t in F.precision_vs_epsilon(data).data if t.name.startswith("chosen")]
+    assert not [t for t in F.precision_vs_epsilon(data, 2.0).data if t.name.startswith("chosen")]
+
+
+def test_sigma_chart_greys_the_classical_sigma_from_epsilon_one():
+    fig = F.sigma_chart(1e-6, 1.0, 1.14, epsilons=(0.1, 0.5, 1.0, 10.0, 100.0))
+    valid = trace(fig, "classical (Thm 2.2), Δ₂ = β")
+    assert max(valid.x) < 1
+    grey = [t for t in fig.data if "not valid" in t.name]
+    assert len(grey) == 2 and all(t.line.color == F.GREY for t in grey)
+    assert min(grey[0].x) == 0.5 and max(grey[0].x) == 100.0  # joins the last valid point
+    optimal = trace(fig, "optimal σ* (eq. 14), Δ₂ = β")
+    assert list(optimal.y) == pytest.approx([36.30469043, 8.057618481, 4.224678889, 0.5410868318, 0.09783722397],
+                                            rel=1e-9)
+    gaussian = trace(fig, "optimal σ* (eq. 14), Gaussian W")
+    assert np.allclose(np.asarray(gaussian.y) / np.asarray(optimal.y), 1.14) and gaussian.line.dash == "dash"
+    kenthapadi = trace(fig, "Kenthapadi (Thm 3.1), Δ₂ = β")
+    assert list(kenthapadi.y) == pytest.approx([52.7551, 10.7016, 5.44344, 0.690152, 0.150874], rel=1e-5)
+    assert fig.layout.xaxis.type == "log" and fig.layout.yaxis.type == "log"
+
+
+def test_delta2_chart_uses_the_exact_quantiles():
+    fig = F.delta2_chart(256, ps=(784, 1024))
+    assert trace(fig, "Gaussian").y[0] == pytest.approx(1.1399, abs=5e-5)
+    assert trace(fig, "very sparse, s = 3").y[0] == pytest.approx(1.1302, abs=5e-5)
+    assert trace(fig, "very sparse, s = 10").y[0] == pytest.approx(1.2809, abs=5e-5)
+    assert set(trace(fig, "Rademacher").y) == {1.0}
+    assert trace(fig, "√3·U").y[0] == pytest.approx(1.087, abs=0.03)  # one draw; the spec's median ≈ 1.087
+    assert fig.layout.xaxis.type == "log"
+
+
+def test_variance_ratio_chart_tends_to_p_over_k_and_matches_eq_23():
+    fig = F.variance_ratio_chart(sigmas=(0.1, 1e3))
+    line = trace(fig, "p = 1,000, k = 100")
+    assert line.y[0] == pytest.approx(3.0, rel=1e-12) and line.y[1] == pytest.approx(10.0, rel=1e-3)
+    assert trace(fig, "p = 1,000, k = 10").y[0] == pytest.approx(0.991736, rel=1e-6)
+    assert len(fig.data) == 9 and set(trace(fig, "R = 1").y) == {1.0}
+
+
+def test_p_plus_and_n_plus_charts_reference_values():
+    fig = F.p_plus_chart(ps=(1, 1000), r=(0.0, 0.1, 1.0))
+    assert trace(fig, "p = 1,000").y[1] == pytest.approx(0.2686604157, abs=1e-9)
+    assert list(trace(fig, "p = 1").y) == pytest.approx([0.0, 0.0634510349, 0.5], abs=1e-9)  # (2/π)atan(r)
+    fig = F.n_plus_chart(1024, 512, 1e-6, betas=(1.0,), norms=(0.5, 2.0, 5.0, 10.0, 20.0))
+    line = trace(fig, "β = 1")
+    assert np.isnan(line.y[0])  # m < β is not allowed
+    assert list(line.y[1:]) == pytest.approx([512, 351.942661, 206.8022620, 121.357631], rel=1e-8)
+    assert set(trace(fig, "k = 512").y) == {512.0}
+
+
+def test_flip_chart_steps_are_the_smooth_flip_probabilities():
+    fig = F.flip_chart(1.0, 1.0, D=1.0)
+    smooth = trace(fig, "smooth")
+    z, y = np.asarray(smooth.x), np.asarray(smooth.y)
+    for level, expected in ((1, 0.2689414214), (2, 0.1192029220), (3, 0.0474258732), (5, 0.0066928509)):
+        inside = (z > level - 1) & (z <= level)
+        assert np.allclose(y[inside], expected, atol=1e-10), level
+    assert list(trace(fig, "randomised response").y) == pytest.approx([0.2689414214] * 2, abs=1e-10)
+    local = np.asarray(trace(fig, "local").y)
+    assert np.all(local[z > 1] == 0) and np.allclose(local[z <= 1], 0.2689414214)
+    assert smooth.line.shape == "hv"
+
+
+def test_angle_sd_chart_is_the_square_root_of_v_rr_over_k():
+    fig = F.angle_sd_chart(16, n_plus_count=1.0, t=1, theta=np.pi / 4, epsilons=(1.0,))
+    assert trace(fig, "DP-SignOPORP-RR").y[0] == pytest.approx(np.sqrt(53.4874 / 16), rel=1e-5)
+    assert trace(fig, "non-private").y[0] == pytest.approx(np.sqrt(np.pi / 4 * 3 * np.pi / 4 / 16))
+
+
+def test_variance_chart_with_monte_carlo_points():
+    from privlib.projections.sweep import VarianceCheck
+
+    u, v = np.array([1, .5, 0, .25]), np.array([.5, 1, .25, 0])
+    check = VarianceCheck(epsilons=(1.0,), draws=10, variance={"dp-oporp": np.array([2.0])},
+                          standard_error={"dp-oporp": np.array([0.1])})
+    fig = F.variance_chart(u, v, 2, 1e-6, 1.0, monte_carlo=check, epsilons=(1.0, 10.0))
+    assert len([t for t in fig.data if "closed form" in t.name]) == 3
+    mc = trace(fig, "DP-OPORP (eq. 22) (Monte Carlo")
+    assert list(mc.y) == [2.0] and list(mc.error_y.array) == [0.2]
+    assert mc.marker.color == trace(fig, "DP-OPORP (eq. 22) (closed form").line.color
+
+
+def test_level_histogram_fractions():
+    fig = F.smooth_level_histogram({"a": np.array([[0, 1, 1, 2], [50, 1, 2, 3]])}, max_level=5)
+    bar = fig.data[0]
+    assert sum(bar.y) == pytest.approx(1.0) and bar.y[1] == pytest.approx(3 / 8) and bar.y[5] == pytest.approx(1 / 8)
+
+
+def test_mechanism_table_columns_and_formatting():
+    rows = [{"label": "DP-OPORP", "guarantee": "(ε, δ)-DP", "is_dp": True, "sigma": 0.98004900, "delta2": 1.0,
+             "expected_flips": None, "bits": 1024, "precision": 0.3051},
+            {"label": "DP-RP-L", "guarantee": "ε-DP", "is_dp": True, "sigma": None, "eps_per_bit": None,
+             "laplace_scale": 2.9, "delta2": 1.13, "expected_flips": None, "bits": 1024, "precision": 0.1},
+            {"label": "DP-SignOPORP-RR", "guarantee": "ε-DP", "is_dp": True, "sigma": None, "eps_per_bit": 5.0,
+             "delta2": 1.0, "expected_flips": 0.1071, "bits": 16, "precision": 0.4},
+            {"label": "iDP-SignRP-RR", "guarantee": "individual", "is_dp": False, "sigma": None, "eps_per_bit": None,
+             "delta2": 1.0, "expected_flips": 2.5, "bits": 16}]
+    table = F.mechanism_table(rows)
+    assert list(table[0]) == list(F.TABLE_COLUMNS) + ["precision@50"]
+    assert table[0]["σ or ε per bit"] == "σ = 0.98" and table[0]["expected flipped bits"] == "—"
+    assert table[1]["σ or ε per bit"] == "Laplace b = 2.9"
+    assert table[2]["σ or ε per bit"] == "ε′ = 5" and table[2]["bits per vector"] == "16"
+    assert "not DP" in table[3]["guarantee"] and "precision@50" not in table[3]
+    json.dumps(table)
