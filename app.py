@@ -24,6 +24,12 @@ SECTIONS = {
         st.Page("pages/why_it_happens.py", title="Why it happens"),
         st.Page("pages/choose_epsilon.py", title="Choose epsilon"),
     ],
+    "Random projections": [
+        st.Page("pages/random_projections.py", title="Random projections"),
+    ],
+    "Label DP": [
+        st.Page("pages/label_dp.py", title="Label DP"),
+    ],
 }
 
 ui.run_page(st.navigation(SECTIONS))

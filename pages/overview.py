@@ -21,6 +21,20 @@ TOPICS = [
       ("pages/choose_epsilon.py", "Choose epsilon",
        "Before a deployment: the ε that gives the utility you need on your words, and the privacy it leaves."),
       ]),
+    ("Random projections",
+     ("Publish k random projections of each vector, or just their signs, instead of the vector itself "
+      "(Li & Li): projecting first needs far less noise, and one randomised bit per projection can beat "
+      "full precision at small ε."),
+     [("pages/random_projections.py", "Random projections",
+       "Similarity search on MNIST under every mechanism across ε, and why projecting and keeping signs helps."),
+      ]),
+    ("Label DP",
+     ("Keep only the training labels private: randomise each label once (randomised response), train on the "
+      "noisy labels, then retrain on the model's own predicted labels (Das et al.). Retraining is free in "
+      "privacy and often more accurate — especially on the points where the prediction agrees with the given label."),
+     [("pages/label_dp.py", "Label DP",
+       "Randomised response on labels, retraining (full, consensus, confidence) across ε, and the paper's bounds."),
+      ]),
 ]
 
 ui.start_page()

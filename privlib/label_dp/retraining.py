@@ -39,7 +39,7 @@ from privlib.core.validation import (
     check_range,
     check_seed,
 )
-from privlib.label_dp.datasets import LabelDataset, load_dataset
+from privlib.label_dp.datasets import LabelDataset, fig1_mixture, load_dataset
 from privlib.label_dp.models import LabelModel, make_model, top_two_margin
 
 MODES = ("none", "full", "consensus", "confidence")
@@ -653,8 +653,6 @@ def gain_grid(delta_seps, epsilons, model="centroid", mode: str = "full", repeat
               n: int = 300, d: int = 50, baseline: str = "rr", progress=None) -> GainGrid:
     """``accuracy_sweep`` on ``fig1_mixture(Δ, n, d, seed)`` for each Δ: the retraining gain
     (mode − baseline) over (Δ, ε), for the heat map (our addition). ``progress(done, total)``."""
-    from privlib.label_dp.datasets import fig1_mixture
-
     deltas = np.array([check_range(v, "delta_sep", low=0.0, low_inclusive=False) for v in np.atleast_1d(delta_seps)])
     epsilons = _check_epsilon_list(epsilons)
     if mode not in RETRAINING_MODES:

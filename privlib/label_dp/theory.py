@@ -116,8 +116,10 @@ def alpha1(n, d, mu, gamma, p, cos_beta):
     theorem says nothing there: draw nothing)."""
     q = p2(n, d, mu, gamma, p)
     c = _cos(cos_beta)
-    value = -np.expm1(-(n * mu ** 2 / 4.0) * (1 - 2 * q) * c ** 2)
-    return _out(np.where(np.abs(c) >= 16.0 * q / mu, value, np.nan), cos_beta)
+    defined = np.abs(c) >= 16.0 * q / mu
+    # computed only where the theorem speaks (elsewhere p2 > 1/2 would overflow exp for nothing)
+    value = -np.expm1(-(n * mu ** 2 / 4.0) * (1 - 2 * q) * np.where(defined, c, 0.0) ** 2)
+    return _out(np.where(defined, value, np.nan), cos_beta)
 
 
 def eq65(n, d, mu, gamma, p) -> float:

@@ -1,4 +1,5 @@
 """The overview (the default page) in-process (AppTest): no embedding, a link to every page."""
+import re
 from pathlib import Path
 
 import pytest
@@ -8,6 +9,9 @@ ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
 WORD_PAGES = ["pages/neighbour_ranks.py", "pages/noisy_dot_product.py", "pages/sanitise_text.py",
               "pages/why_it_happens.py", "pages/choose_epsilon.py"]
+#: Every page file of the app but the overview, and the topic sections of app.py's router.
+ALL_PAGES = sorted(f"pages/{p.name}" for p in (ROOT / "pages").glob("*.py") if p.name != "overview.py")
+SECTIONS = [name for name in re.findall(r'^    "([^"]*)": \[', (ROOT / "app.py").read_text(), re.M) if name]
 
 
 @pytest.fixture(scope="module")
@@ -22,15 +26,16 @@ def test_overview_is_the_default_page_and_renders(overview):
     assert not overview.error
     assert overview.title[0].value == "Epsilon Lab"
     assert any("Smaller ε" in i.value and "more privacy" in i.value for i in overview.info)
-    assert [h.value for h in overview.header] == ["Word-level text"]
+    # one header per topic section of the router, the word-level topic first
+    assert [h.value for h in overview.header] == SECTIONS and SECTIONS[0] == "Word-level text"
 
 
 def test_overview_links_every_page_once(overview):
     links = overview.get("page_link")
-    assert sorted(link.proto.page for link in links) == sorted(Path(p).stem for p in WORD_PAGES)  # URL paths
+    # every page file of the app is linked once (URL paths are the file names), except the overview
+    assert sorted(link.proto.page for link in links) == sorted(Path(p).stem for p in ALL_PAGES)
+    assert set(WORD_PAGES) <= set(ALL_PAGES)
     assert all(link.proto.label and link.proto.page_script_hash for link in links)
-    # every page file of the app is linked, except the overview itself
-    assert sorted(f"pages/{p.name}" for p in (ROOT / "pages").glob("*.py") if p.name != "overview.py") == sorted(WORD_PAGES)
 
 
 def test_overview_needs_no_embedding(overview):

@@ -56,7 +56,7 @@ def test_overview_opens_at_the_root_and_links_every_page(browser):
         assert "more privacy" in page.get_by_text("Smaller ε").inner_text()
         links = page.locator('[data-testid="stPageLink-NavLink"]')
         links.nth(4).wait_for(timeout=30_000)
-        assert links.count() == 5
+        assert links.count() == 7  # 5 word-level pages, Random projections and Label DP
         assert sorted(links.nth(i).get_attribute("href") for i in range(5)) == [
             "choose_epsilon", "neighbour_ranks", "noisy_dot_product", "sanitise_text", "why_it_happens"]
         # no embedding sidebar on the overview
@@ -248,5 +248,68 @@ def test_choose_epsilon_page_runs_and_exports_the_report(browser):
         with open(download.value.path(), encoding="utf-8") as fh:
             report = fh.read()
         assert "plotly.js v" in report and "the river bank was flooded money stayed in" in report
+        assert page.locator('[data-testid="stException"]').count() == 0
+        assert errors == []
+
+
+def test_random_projections_page_renders_and_reacts_to_epsilon(browser):
+    with streamlit_server() as (url, started):
+        page, errors = _open(browser, f"{url}/random_projections", charts=1)
+        page.get_by_text("Sweep results (JSON)").wait_for(timeout=180_000)  # the page's last element
+        wait_for_app_idle(page, timeout_ms=180_000)
+        print(f"random projections: cold start to the whole page {time.perf_counter() - started:.2f} s")
+        assert page.get_by_text("Page not found").count() == 0
+        assert page.locator("h1").first.inner_text() == "Random projections"
+        _routed_by_app(page, f"{url}/random_projections")
+        assert page.locator('[data-testid="stException"]').count() == 0
+        main_chart = page.locator(".js-plotly-plot").first
+        assert "precision@50" in main_chart.inner_text() and "chosen ε = 5" in main_chart.inner_text()
+        assert page.get_by_text("Word vectors").count() == 0  # no embedding sidebar
+        slider = page.get_by_role("slider", name="ε (epsilon)")
+        slider.focus()
+        changed = time.perf_counter()
+        slider.press("ArrowLeft")  # 5 -> 2
+        page.get_by_text("At ε = 2", exact=True).wait_for(timeout=60_000)
+        wait_for_app_idle(page)
+        print(f"random projections: epsilon change rendered in {time.perf_counter() - changed:.2f} s")
+        page.wait_for_function(
+            "() => { const p = document.querySelector('.js-plotly-plot');"
+            " return p && p.innerText.includes('chosen ε = 2'); }",
+            timeout=60_000)
+        assert page.locator('[data-testid="stException"]').count() == 0
+        assert errors == []
+
+
+def test_label_dp_page_renders_and_reacts_to_epsilon(browser):
+    with streamlit_server() as (url, started):
+        page, errors = _open(browser, f"{url}/label_dp", charts=1)
+        page.get_by_text("Sweep results (JSON)").wait_for(timeout=180_000)  # the experiment tab's last element
+        wait_for_app_idle(page, timeout_ms=180_000)
+        print(f"label DP: cold start to the whole page {time.perf_counter() - started:.2f} s")
+        assert page.get_by_text("Page not found").count() == 0
+        assert page.locator("h1").first.inner_text() == "Label DP: randomised response and retraining"
+        _routed_by_app(page, f"{url}/label_dp")
+        assert page.locator('[data-testid="stException"]').count() == 0
+        main_chart = page.locator(".js-plotly-plot").first
+        assert "consensus retraining" in main_chart.inner_text() and "chosen ε = 0.405" in main_chart.inner_text()
+        slider = page.get_by_role("slider", name="ε (epsilon)")
+        slider.focus()
+        changed = time.perf_counter()
+        slider.press("ArrowRight")  # ln 1.5 -> 0.5
+        page.wait_for_function(
+            "() => { const p = document.querySelector('.js-plotly-plot');"
+            " return p && p.innerText.includes('chosen ε = 0.5'); }",
+            timeout=60_000)
+        wait_for_app_idle(page)
+        print(f"label DP: epsilon change rendered in {time.perf_counter() - changed:.2f} s (a new scatter run)")
+        assert page.get_by_text("The data and its labels at ε = 0.5").count() == 1
+        changed = time.perf_counter()
+        slider.press("ArrowLeft")  # back to ln 1.5: every result cached
+        page.wait_for_function(
+            "() => { const p = document.querySelector('.js-plotly-plot');"
+            " return p && p.innerText.includes('chosen ε = 0.405'); }",
+            timeout=60_000)
+        wait_for_app_idle(page)
+        print(f"label DP: epsilon change rendered in {time.perf_counter() - changed:.2f} s (cached)")
         assert page.locator('[data-testid="stException"]').count() == 0
         assert errors == []

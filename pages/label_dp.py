@@ -1,0 +1,366 @@
+"""Page "Label DP": randomised response on training labels and retraining with predicted hard labels
+(Das et al., "Retraining with Predicted Hard Labels Provably Increases Model Accuracy"; the LP-2ST
+baseline of Ghazi et al. 2021). The sweep covers a whole ε grid: moving ε only moves the markers
+and picks the run the scatter chart shows."""
+import json
+import math
+
+import numpy as np
+import streamlit as st
+
+import ui
+from privlib.core.randomised_response import RandomisedResponse
+from privlib.label_dp import theory
+from privlib.label_dp.datasets import COMPLIANT_LAW, TWO_POINT_LAW, load_dataset
+from privlib.label_dp.models import LOGISTIC_C
+from privlib.label_dp.retraining import MODES, accuracy_sweep, gain_grid, retrain
+from privlib.presentation.label_dp import figures
+
+LN_1_5 = math.log(1.5)  # binary flip probability p = 0.4 (the paper's Fig. 1)
+#: The ε grid of the sweep and the values of the slider (moving ε reruns no sweep).
+EPSILONS = (0.05, 0.1, 0.25, LN_1_5, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0)
+DATASETS = {"fig1": "Fig. 1 mixture (App. A)", "twopoint": "two-point theory law (§4, our addition)",
+            "digits": "digits (scikit-learn, 8 × 8, C = 10)", "mnist": "MNIST (5,000 images, C = 10)"}
+MODELS = {"centroid": "centroid (eq. 2)", "least_squares": "least squares", "logistic": "logistic regression",
+          "knn": "k-NN (k = 10, leave-one-out)"}
+BASELINES = {"rr": "randomised response (RR)", "lp2st": "LP-2ST (RRWithPrior, 2 stages)"}
+VARIANTS = {"none": "none (baseline only)", "full": "full", "consensus": "consensus", "confidence": "confidence"}
+SEPARATIONS = (0.1, 0.2, 0.3, 0.5, 0.75, 1.0)  # Δ of the heat map
+DELTA_CHOICES = (0.1, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0)
+N_CHOICES = (100, 200, 300, 500, 1000, 3000)
+D_CHOICES = (2, 5, 10, 20, 50, 100)
+HEATMAP_REPEATS = 10
+THEORY_N = tuple(float(v) for v in np.geomspace(1e2, 1e8, 19))
+SIMULATED_N = (1_000, 10_000, 100_000)
+SIMULATED_REPS = 5
+LAWS = {"two_point": TWO_POINT_LAW, "compliant": COMPLIANT_LAW}
+LAW_LABELS = {"two_point": "two-point law (μ = ½, γ = 0.3; breaks SG(σ²): illustrative)",
+              "compliant": "compliant law (μ = ½, γ = 0.05; meets every §4 assumption)"}
+#: Presets: the paper's Fig. 1 (p = 0.4, i.e. ε = ln 1.5) and two 2-D cases where retraining helps / hurts.
+PRESETS = {
+    "Fig. 1, Δ = 0.5": dict(ldp_dataset="fig1", ldp_delta=0.5, ldp_n=300, ldp_d=50),
+    "Fig. 1, Δ = 0.3": dict(ldp_dataset="fig1", ldp_delta=0.3, ldp_n=300, ldp_d=50),
+    "d = 2, Δ = 0.3 (retraining helps)": dict(ldp_dataset="fig1", ldp_delta=0.3, ldp_n=200, ldp_d=2),
+    "d = 2, Δ = 0.2 (retraining hurts)": dict(ldp_dataset="fig1", ldp_delta=0.2, ldp_n=200, ldp_d=2),
+}
+PRESET_COMMON = dict(ldp_epsilon=LN_1_5, ldp_model="centroid", ldp_baseline="rr", ldp_variant="full",
+                     ldp_fresh=False, ldp_repeats=20)
+DEFAULTS = dict(ldp_dataset="fig1", ldp_delta=0.5, ldp_n=300, ldp_d=50, ldp_epsilon=LN_1_5, ldp_model="centroid",
+                ldp_baseline="rr", ldp_variant="consensus", ldp_fresh=False, ldp_repeats=20, ldp_seed=1000)
+
+
+def epsilon_label(value: float) -> str:
+    return "0.405 (ln 1.5)" if value == LN_1_5 else f"{value:g}"
+
+
+def data_key(name: str, delta: float, n: int, d: int) -> tuple:
+    """The loader arguments of the chosen dataset, hashable for caching."""
+    if name == "fig1":
+        return name, (("delta_sep", float(delta)), ("n", int(n)), ("d", int(d)))
+    if name == "twopoint":
+        return name, (("n", int(n)), ("d", int(d)))
+    return name, ()
+
+
+def dataset_of(key: tuple):
+    name, params = key
+    return load_dataset(name, **dict(params))
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def cached_sweep(key, model, baseline, fresh, repeats, seed):
+    """Every variant over the whole ε grid (`accuracy_sweep`), behind a progress bar."""
+    data = dataset_of(key)
+    return ui.with_progress_bar(
+        f"Training on randomised labels: {len(EPSILONS)} values of ε × {repeats} runs, every retraining variant:",
+        lambda progress: accuracy_sweep(data, model, EPSILONS, MODES, repeats, seed, baseline, fresh_unlabelled=fresh,
+                                        progress=lambda done, total: progress(done / total, f"{done} of {total}")))
+
+
+@st.cache_data(show_spinner="Training the run at this ε …", max_entries=64)
+def cached_run(key, model, baseline, fresh, seed, epsilon, variant):
+    """The first run of the sweep at ε (same seed, same labels) as a scatter chart and its numbers."""
+    data = dataset_of(key)
+    run = retrain(data, model, epsilon, variant, baseline, fresh, seed, modes=("none", variant))
+    title = f"One run at ε = {epsilon:.3g} (seed {seed}): {data.n:,} training points"
+    numbers = {"accuracy": dict(run.accuracy), "flipped": int(run.flipped.sum()), "n": int(run.flipped.size),
+               "given": run.given_label_accuracy, "predicted": run.predicted_label_accuracy,
+               "consensus": run.consensus_label_accuracy, "fraction": run.consensus_fraction,
+               "fallbacks": dict(run.fallbacks), "evaluation": run.evaluation}
+    return figures.run_scatter(run, data, title=title), numbers
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def cached_gain_grid(n, d, model, baseline, variant, repeats, seed):
+    """Mean gain of ``variant`` over the baseline on the Fig. 1 mixture for each separation Δ and ε."""
+    def compute(progress):
+        grid = gain_grid(SEPARATIONS, EPSILONS, model, variant, repeats, seed, n=n, d=d, baseline=baseline,
+                         progress=lambda done, total: progress(done / total, f"{done:,} of {total:,} runs"))
+        return grid.mean_gain
+
+    return ui.with_progress_bar("Heat map: retraining gain over ε and Δ:", compute)
+
+
+@st.cache_data(show_spinner="Evaluating eqs. 59, 65 and 141 …", max_entries=16)
+def cached_population_bounds(law_name, d, p):
+    return theory.population_bounds(THEORY_N, d, p, LAWS[law_name])
+
+
+@st.cache_data(show_spinner="Simulating θ̂₀ and θ̂₁ on a fresh X_U …", max_entries=16)
+def cached_simulation(law_name, d, p):
+    runs = [theory.simulate_centroid(LAWS[law_name], n, d, p, reps=SIMULATED_REPS, seed=0) for n in SIMULATED_N]
+    return {label: (SIMULATED_N, [float(np.mean(r[key])) for r in runs], [float(np.std(r[key], ddof=1)) for r in runs])
+            for label, key in (("acc(θ̂₀)", "acc0"), ("acc(θ̂₁), fresh X_U", "acc1"))}
+
+
+def apply_preset(name: str) -> None:
+    st.session_state.update({**PRESET_COMMON, **PRESETS[name]})
+
+
+def dataset_changed() -> None:
+    """Fast defaults per dataset: the centroid on the synthetic data, logistic regression and 5 runs
+    on the real data (a logistic fit takes 0.05–0.3 s)."""
+    real = st.session_state["ldp_dataset"] in ("digits", "mnist")
+    st.session_state["ldp_model"] = "logistic" if real else "centroid"
+    st.session_state["ldp_repeats"] = 5 if real else 20
+
+
+ui.start_page()
+for k, v in DEFAULTS.items():
+    st.session_state.setdefault(k, v)
+
+st.title("Label DP: randomised response and retraining")
+st.markdown(
+    "Under **label differential privacy** only the training *labels* are secret; the features are public. "
+    "Each label is randomised once by **randomised response** — kept with probability e^ε/(e^ε + C − 1), "
+    "otherwise replaced by one of the other C − 1 classes at random — and a model is trained on these noisy "
+    "labels (the *baseline*). Das et al. show that **retraining on the model's own predicted labels** can make it "
+    "more accurate, at no privacy cost: the predictions come from the noisy labels only. *Consensus* retraining "
+    "keeps just the points whose predicted label agrees with the given one."
+)
+
+st.caption("Presets (the paper's Fig. 1: p = 0.4 flips, i.e. ε = ln 1.5, centroid estimator, full retraining):")
+preset_columns = st.columns(len(PRESETS))
+for column, name in zip(preset_columns, PRESETS):
+    column.button(name, key=f"ldp_preset_{name}", on_click=apply_preset, args=(name,), width="stretch")
+
+top = st.columns([3, 1, 1, 1], vertical_alignment="bottom")
+with top[0]:
+    epsilon = float(st.select_slider(
+        "ε (epsilon)", options=list(EPSILONS), key="ldp_epsilon", format_func=epsilon_label,
+        help="The privacy parameter of ε-label DP. Smaller ε = labels flipped more often = more privacy; larger ε = "
+             "more accurate labels, less privacy. Moving ε reruns nothing: every curve covers this whole grid."))
+    st.caption("← more privacy (more label noise) · · · less privacy (less label noise) →")
+
+with st.expander("Data, model and retraining", expanded=True):
+    c = st.columns(4)
+    dataset = c[0].selectbox("Dataset", list(DATASETS), format_func=DATASETS.get, key="ldp_dataset",
+                             on_change=dataset_changed,
+                             help="Fig. 1: x⁽¹⁾ uniform on ±[Δ, 5Δ] (the label is its sign), 49 noise coordinates. "
+                                  "Two-point: the §4 model with |x⁽¹⁾| = 0.3 or 4.25. Digits and MNIST: real images, "
+                                  "10 classes.")
+    synthetic = dataset in ("fig1", "twopoint")
+    delta = c[1].select_slider("Δ (class separation)", options=list(DELTA_CHOICES), key="ldp_delta",
+                               disabled=dataset != "fig1", help="Fig. 1 only: the gap between the classes is 2Δ.")
+    n = c[2].select_slider("n (training points)", options=list(N_CHOICES), key="ldp_n", disabled=not synthetic)
+    d = c[3].select_slider("d (dimension)", options=list(D_CHOICES), key="ldp_d", disabled=not synthetic)
+    c = st.columns(4)
+    model = c[0].selectbox("Model", list(MODELS), format_func=MODELS.get, key="ldp_model",
+                           help=f"Centroid: the paper's eq. 2 estimator. Logistic regression: regularisation C = "
+                                f"{LOGISTIC_C:g}, fixed once as a public constant (never tuned on a private run). "
+                                "k-NN predicts each training point from its 10 neighbours, leaving the point out.")
+    baseline = c[1].radio("Labels", list(BASELINES), format_func=BASELINES.get, key="ldp_baseline",
+                          help="RR: plain randomised response. LP-2ST: RR on half the data, then RRWithPrior on the "
+                               "other half with a prior from a model of the first half. Both are ε-label DP.")
+    variant = c[2].selectbox("Retraining shown in the scatter", list(VARIANTS), format_func=VARIANTS.get,
+                             key="ldp_variant",
+                             help="Full: retrain on every predicted label. Consensus: only where the prediction "
+                                  "agrees with the given label. Confidence: the half with the largest margin. The "
+                                  "accuracy chart always shows all of them.")
+    fresh = c[3].radio("Retrain on", [False, True], key="ldp_fresh", disabled=not synthetic,
+                       format_func=lambda v: "a fresh unlabelled set X_U (§4)" if v else "the same training set",
+                       help="The theory (§4) retrains on a fresh unlabelled set; Fig. 1 uses the same set. "
+                            "Consensus needs a given label per point, so it is undefined on X_U.")
+    c = st.columns(4)
+    repeats = int(c[0].slider("Runs (seeds)", min_value=1, max_value=50, key="ldp_repeats",
+                              help="Every run redraws the labels (and the synthetic data); curves show mean ± SD."))
+    seed = int(c[1].number_input("Base seed", min_value=0, max_value=2**31 - 1, step=1, key="ldp_seed",
+                                 help="Run r uses seed + r: the same seed gives the same labels and results."))
+
+fresh = bool(fresh) and synthetic
+key = data_key(dataset, delta, n, d)
+try:
+    data = dataset_of(key)
+    sweep = cached_sweep(key, model, baseline, fresh, repeats, seed)
+    scatter, run = cached_run(key, model, baseline, fresh, seed, epsilon, variant)
+except (ValueError, ImportError) as exc:
+    st.error(str(exc))
+    st.stop()
+
+classes = data.classes
+rr = RandomisedResponse(classes, epsilon)
+top[1].metric("P(keep)", f"{rr.keep_probability:.3f}", help=f"e^ε/(e^ε + C − 1) with C = {classes}: the probability "
+                                                              "a label is kept. Each other class gets "
+                                                              f"{rr.other_probability:.3f}.")
+top[2].metric("binary flip p", f"{RandomisedResponse(2, epsilon).flip_probability:.3f}",
+              help="1/(1 + e^ε): the flip probability of two-class randomised response (the paper's p).")
+top[3].metric("given-label accuracy", f"{run['given']:.3f}",
+              help=f"The fraction of given labels that are right in the run below ({run['flipped']} of {run['n']} "
+                   f"flipped); its expectation is P(keep). A diagnostic computed with the clean labels.")
+
+st.info(
+    f"**Privacy.** Each run is ε-label DP (ε = {epsilon_label(epsilon)}): every label is randomised once per run; "
+    "retraining is post-processing; features are not protected. Flip markers, label-accuracy bars and the "
+    "non-private line use clean labels: they are teaching diagnostics, not private, and never feed training or the "
+    "choice of variant. "
+    + (f"Averages over {repeats} seeds on one dataset combine {repeats} runs ({repeats}ε = {repeats * epsilon:.3g} "
+       "if all were released); the mean estimates what one ε-run does." if repeats > 1 else
+       "One run is shown: releasing its model spends ε once."),
+    icon="🔒")
+
+experiment, theory_tab = st.tabs(["Experiment", "Theory"])
+
+with experiment:
+    st.subheader("Test accuracy against ε")
+    st.plotly_chart(figures.sweep_accuracy_chart(
+        sweep, chosen_epsilon=epsilon,
+        title=f"{MODELS[model]} on {data.name}, {BASELINES[baseline]}: mean ± SD over {repeats} runs"),
+        key="ldp_accuracy")
+    gains = {m: float(sweep.mean(m)[EPSILONS.index(epsilon)] - sweep.mean("none")[EPSILONS.index(epsilon)])
+             for m in ("full", "consensus", "confidence") if m in sweep.modes}
+    shown = ", ".join(f"{m} {g:+.3f}" for m, g in gains.items() if np.isfinite(g))
+    st.caption(
+        f"Accuracy is {sweep.evaluation}. Dotted red: e^ε/(e^ε + C − 1), the accuracy of the given labels themselves — "
+        "a model trained on them can beat it because the noise averages out. Dashed black: the same model on clean "
+        f"labels (a diagnostic). At ε = {epsilon_label(epsilon)} retraining changes the mean accuracy by: {shown}.")
+    if model == "logistic":
+        st.caption(f"Logistic regression uses C = {LOGISTIC_C:g}, fixed once: the ranking of the variants depends on "
+                   "it (on digits with C = 0.01, full retraining catches up with consensus), so do not read "
+                   "\"consensus beats full\" as a general law."
+                   + (" On digits, unlike the paper's App. I, confidence retraining matches or slightly beats "
+                      "consensus for ε ≤ 2 and falls behind from ε = 3." if dataset == "digits" else ""))
+    if model == "knn" and not synthetic:
+        st.caption("k-NN is the teaching contrast: consensus retraining helps a lot while the baseline is poor "
+                   "(digits, ε = 1: about 0.41 → 0.64) but stops helping once it is good (ε = 3: 0.945 → 0.939).")
+
+    st.subheader(f"The data and its labels at ε = {epsilon_label(epsilon)}")
+    st.plotly_chart(scatter, key="ldp_scatter")
+    acc = run["accuracy"]
+    after = f"; after {VARIANTS[variant]} retraining {acc[variant]:.3f}" if variant != "none" and \
+        acc.get(variant) is not None and np.isfinite(acc[variant]) else ""
+    st.caption(
+        f"Left: the labels the model is given; × marks the {run['flipped']} flipped ones (a diagnostic). Right: the "
+        f"labels the baseline predicts on its own training points; filled points agree with their given label — the "
+        f"consensus set ({run['fraction']:.0%} of the points). This run: baseline accuracy {acc['none']:.3f}{after}. "
+        + ("Lines: decision boundaries in this plane (the other coordinates at 0)." if synthetic else
+           "Shaded: the predicted class on the plane of the first two principal components through the mean of the "
+           "features (left before, right after retraining); the points themselves lie off that plane."))
+    if run["fallbacks"]:
+        st.caption("Kept the baseline model: " + "; ".join(f"{m}: {why}" for m, why in run["fallbacks"].items()))
+
+    st.subheader("How good are the labels?")
+    left, right = st.columns(2)
+    with left:
+        st.plotly_chart(figures.sweep_label_chart(sweep, chosen_epsilon=epsilon, title="Label accuracy against ε"),
+                        key="ldp_labels")
+    with right:
+        st.plotly_chart(figures.sweep_label_bars(sweep, epsilon), key="ldp_label_bars")
+    st.caption("As in the paper's Tables 3 and 4: the predicted labels are right far more often than the given ones, "
+               "and on the consensus set more often still. These fractions use the clean labels: they explain, they "
+               "are not released and never choose anything.")
+    box = st.columns(2)
+    with box[0]:
+        consensus_text = (f" In the run above {run['given']:.0%} of the given labels are right, but "
+                          f"{run['consensus']:.0%} of those in the consensus set."
+                          if run["consensus"] is not None and np.isfinite(run["consensus"]) else "")
+        st.success("**Why consensus works.** A point whose predicted label agrees with its given label was labelled "
+                   "the same way twice: once by randomised response and once by a model that pooled all the other "
+                   "points. Agreeing labels are far more often right, so retraining on them removes much of the noise "
+                   "while keeping most of the signal." + consensus_text, icon=":material/handshake:")
+    with box[1]:
+        st.warning("**When retraining fails.** Retraining copies the baseline's own mistakes into the new labels: "
+                   "a bad labeller entrenches its mistakes. That happens when the classes are barely separated (small "
+                   "Δ), when most points sit near the decision boundary, or when the baseline is already good — then "
+                   "there is little left to fix (try the preset \"d = 2, Δ = 0.2\", or k-NN on digits at ε = 3).",
+                   icon="⚠️")
+
+    st.subheader("Retraining gain over ε and class separation")
+    heat_variant = variant if variant != "none" else "consensus"
+    show_heat = st.toggle("Compute the heat map (the Fig. 1 mixture at every Δ)", value=True, key="ldp_heatmap",
+                          help=f"{len(SEPARATIONS)} separations × {len(EPSILONS)} values of ε × {HEATMAP_REPEATS} runs "
+                               "with this model: fast for the centroid, a few seconds for the others.")
+    if show_heat:
+        heat_n, heat_d = (n, d) if dataset == "fig1" else (300, 50)
+        gain = cached_gain_grid(int(heat_n), int(heat_d), model, baseline, heat_variant, HEATMAP_REPEATS, seed)
+        st.plotly_chart(figures.gain_heatmap(
+            EPSILONS, SEPARATIONS, gain, mode=heat_variant, chosen_epsilon=epsilon,
+            chosen_separation=delta if dataset == "fig1" else None,
+            title=f"{VARIANTS[heat_variant]} retraining minus the baseline, Fig. 1 mixture (n = {heat_n}, "
+                  f"d = {heat_d}), "
+                  f"{MODELS[model]}, mean over {HEATMAP_REPEATS} runs"), key="ldp_heat")
+        st.caption("Blue: retraining helps; red: it hurts. It helps most at moderate noise and clear separation; with "
+                   "little separation or little noise the gain vanishes or turns negative (our addition, not in the "
+                   "paper).")
+
+    with st.expander("Randomised response for C classes"):
+        C = int(st.number_input("Classes C", min_value=2, max_value=1000, value=int(classes), step=1,
+                                key="ldp_classes"))
+        rr_c = RandomisedResponse(C, epsilon)
+        st.markdown(
+            f"At ε = {epsilon_label(epsilon)} with C = {C}: keep the true label with e^ε/(e^ε + C − 1) = "
+            f"**{rr_c.keep_probability:.4f}**, each other class {rr_c.other_probability:.4f}. Using the *binary* "
+            f"formula instead (keep {1 - RandomisedResponse(2, epsilon).flip_probability:.4f}, the rest spread over "
+            f"the C − 1 others) would spend ε + ln(C − 1) = **{epsilon + math.log(C - 1):.4g}**, not ε.")
+
+    st.download_button("Sweep results (JSON)", json.dumps(sweep.to_dict(), indent=2, default=float),
+                       file_name="label-dp-sweep.json", mime="application/json", key="ldp_download")
+    st.caption(f"Data: {data.description}")
+
+with theory_tab:
+    st.markdown(
+        "The theory (§4) studies the **centroid estimator** θ̂₀ = (1/n) Σ ŷ_j x_j on binary labels flipped with "
+        "probability p, and θ̂₁ retrained on the predicted labels of a **fresh** unlabelled set. Its bounds with "
+        "explicit constants are drawn below; they are proven only for laws of |x⁽¹⁾| meeting every §4 assumption "
+        "(μ ≤ ½, sub-Gaussian SG(σ²)). The Fig. 1 law breaks them (μ = 0.933), so no bound is drawn for it.")
+    c = st.columns(4)
+    law_name = c[0].radio("Law of |x⁽¹⁾|", list(LAWS), format_func=LAW_LABELS.get, key="ldp_law")
+    p = float(c[1].select_slider("p (flip probability)", options=[0.05, 0.1, 0.2, 0.3, 0.4, 0.45], value=0.4,
+                                 key="ldp_p", help="Binary randomised response flips with p = 1/(1 + e^ε): "
+                                                   "p = 0.4 is ε = ln 1.5 (Fig. 1)."))
+    theory_n = int(c[2].select_slider("n", options=[300, 1_000, 3_000, 10_000, 100_000, 10**6, 2 * 10**6, 10**7],
+                                      value=10**7, key="ldp_theory_n", format_func=lambda v: f"{v:,}"))
+    theory_d = int(c[3].select_slider("d", options=[2, 10, 16, 17, 20, 50, 100, 200], value=50, key="ldp_theory_d"))
+    law = LAWS[law_name]
+    st.caption(f"p = {p:g} is ε = ln((1 − p)/p) = {theory.epsilon_from_flip(p):.4g} of binary randomised response.")
+    if theory.law_flag(law):
+        st.warning(f"The two-point law breaks the sub-Gaussian assumption (SG(cσ²) only for c ≥ 2.392): these curves "
+                   f"are the paper's formulas evaluated at μ = ½, γ = 0.3 — {theory.FLAG_ILLUSTRATIVE}.", icon="⚠️")
+    bounds = theory.per_point_bounds(theory_n, theory_d, law.mu, law.gamma, p, np.geomspace(1e-4, 1.0, 401))
+    population = cached_population_bounds(law_name, theory_d, p)
+    first = population["thm4_from_n"]
+    eq141_first = population["eq141_from_n"]
+    if theory.thm4_vacuous_for_every_n(theory_d, law.mu):
+        st.warning(f"Thm 4 is vacuous for every n at d = {theory_d}: 16·exp(−9(d−1)/40)/μ ≥ 1 (every d ≤ 16 at "
+                   "μ = ½), so α₁ and eq. 141 are drawn nowhere.", icon=":material/block:")
+    else:
+        st.warning(f"Vacuous below n ≈ {first:,.3g}: Thm 4 says nothing anywhere before that n (at |cos β| = 1), and "
+                   f"eq. 141 is valid only from n ≈ {eq141_first:,.3g}. The bounds are loose or vacuous at the scale "
+                   "of "
+                   "this page's experiments.", icon=":material/straighten:")
+    left, right = st.columns(2)
+    with left:
+        st.plotly_chart(figures.per_point_chart(
+            bounds, title=f"Per-point bounds at n = {theory_n:,}, d = {theory_d}, p = {p:g}"), key="ldp_theory_cos")
+        st.caption(f"α(x) ≤ P(θ̂₀ right at x) ≤ α̂(x) (Thm 1); α₁(x) for θ̂₁ (Thm 4), only where |cos β| ≥ 16p₂/μ = "
+                   f"{bounds['threshold']:.3g} (p₂ = {bounds['p2']:.3g}); grey: the theorem says nothing there.")
+    with right:
+        simulated = cached_simulation(law_name, theory_d, p)
+        st.plotly_chart(figures.population_chart(
+            population, simulated, title=f"Accuracy bounds against n (d = {theory_d}, p = {p:g})"),
+            key="ldp_theory_pop")
+        st.caption(f"Lines: eq. 59 (E[α(x)]) and eq. 65 bound acc(θ̂₀); eq. 141 bounds acc(θ̂₁). Diamonds: simulated "
+                   f"accuracies (mean ± SD over {SIMULATED_REPS} draws). With the two-point law at n = 10⁵, retraining "
+                   "on a fresh X_U is *worse* than θ̂₀: it amplifies θ̂₀'s own error direction.")
+    st.markdown("**Results with unspecified constants** — shown as formulas only (" + theory.FLAG_THETA + "):")
+    st.markdown("\n".join(f"- **{name}** ({theory.FLAG_THETA}): {formula}"
+                           for name, formula in theory.THETA_ONLY_RESULTS))

