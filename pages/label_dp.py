@@ -11,7 +11,7 @@ import streamlit as st
 import ui
 from privlib.core.randomised_response import RandomisedResponse
 from privlib.label_dp import theory
-from privlib.label_dp.datasets import COMPLIANT_LAW, TWO_POINT_LAW, load_dataset
+from privlib.label_dp.datasets import COMPLIANT_LAW, MAX_DIGIT_CLASSES, TWO_POINT_LAW, load_dataset
 from privlib.label_dp.models import LOGISTIC_C
 from privlib.label_dp.retraining import MODES, accuracy_sweep, gain_grid, retrain
 from privlib.presentation.label_dp import figures
@@ -20,7 +20,7 @@ LN_1_5 = math.log(1.5)  # binary flip probability p = 0.4 (the paper's Fig. 1)
 #: The ε grid of the sweep and the values of the slider (moving ε reruns no sweep).
 EPSILONS = (0.05, 0.1, 0.25, LN_1_5, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0)
 DATASETS = {"fig1": "Fig. 1 mixture (App. A)", "twopoint": "two-point theory law (§4, our addition)",
-            "digits": "digits (scikit-learn, 8 × 8, C = 10)", "mnist": "MNIST (5,000 images, C = 10)"}
+            "digits": "digits (scikit-learn, 8 × 8, C = 2–10)", "mnist": "MNIST (5,000 images, C = 2–10)"}
 MODELS = {"centroid": "centroid (eq. 2)", "least_squares": "least squares", "logistic": "logistic regression",
           "knn": "k-NN (k = 10, leave-one-out)"}
 BASELINES = {"rr": "randomised response (RR)", "lp2st": "LP-2ST (RRWithPrior, 2 stages)"}
@@ -46,20 +46,22 @@ PRESETS = {
 PRESET_COMMON = dict(ldp_epsilon=LN_1_5, ldp_model="centroid", ldp_baseline="rr", ldp_variant="full",
                      ldp_fresh=False, ldp_repeats=20)
 DEFAULTS = dict(ldp_dataset="fig1", ldp_delta=0.5, ldp_n=300, ldp_d=50, ldp_epsilon=LN_1_5, ldp_model="centroid",
-                ldp_baseline="rr", ldp_variant="consensus", ldp_fresh=False, ldp_repeats=20, ldp_seed=1000)
+                ldp_baseline="rr", ldp_variant="consensus", ldp_fresh=False, ldp_repeats=20, ldp_seed=1000,
+                ldp_classes=MAX_DIGIT_CLASSES)
 
 
 def epsilon_label(value: float) -> str:
     return "0.405 (ln 1.5)" if value == LN_1_5 else f"{value:g}"
 
 
-def data_key(name: str, delta: float, n: int, d: int) -> tuple:
-    """The loader arguments of the chosen dataset, hashable for caching."""
+def data_key(name: str, delta: float, n: int, d: int, classes: int = MAX_DIGIT_CLASSES) -> tuple:
+    """The loader arguments of the chosen dataset, hashable for caching (the sweep's cache key): Δ, n,
+    d for the synthetic datasets (always C = 2), the number of digit classes C for digits and MNIST."""
     if name == "fig1":
         return name, (("delta_sep", float(delta)), ("n", int(n)), ("d", int(d)))
     if name == "twopoint":
         return name, (("n", int(n)), ("d", int(d)))
-    return name, ()
+    return name, (("classes", int(classes)),)
 
 
 def dataset_of(key: tuple):
@@ -157,8 +159,8 @@ with st.expander("Data, model and retraining", expanded=True):
     dataset = c[0].selectbox("Dataset", list(DATASETS), format_func=DATASETS.get, key="ldp_dataset",
                              on_change=dataset_changed,
                              help="Fig. 1: x⁽¹⁾ uniform on ±[Δ, 5Δ] (the label is its sign), 49 noise coordinates. "
-                                  "Two-point: the §4 model with |x⁽¹⁾| = 0.3 or 4.25. Digits and MNIST: real images, "
-                                  "10 classes.")
+                                  "Two-point: the §4 model with |x⁽¹⁾| = 0.3 or 4.25. Digits and MNIST: real images of "
+                                  "the first C digits (C below, 2 to 10).")
     synthetic = dataset in ("fig1", "twopoint")
     delta = c[1].select_slider("Δ (class separation)", options=list(DELTA_CHOICES), key="ldp_delta",
                                disabled=dataset != "fig1", help="Fig. 1 only: the gap between the classes is 2Δ.")
@@ -186,9 +188,17 @@ with st.expander("Data, model and retraining", expanded=True):
                               help="Every run redraws the labels (and the synthetic data); curves show mean ± SD."))
     seed = int(c[1].number_input("Base seed", min_value=0, max_value=2**31 - 1, step=1, key="ldp_seed",
                                  help="Run r uses seed + r: the same seed gives the same labels and results."))
+    if synthetic:
+        c[2].markdown("**Classes C:** 2 (fixed: the synthetic datasets are binary)")
+        chosen_classes = 2
+    else:
+        chosen_classes = int(c[2].number_input(
+            "Classes C", min_value=2, max_value=MAX_DIGIT_CLASSES, step=1, key="ldp_classes",
+            help="Keep only the images of the digits 0..C − 1 (labels 0..C − 1), chosen before the train/test split "
+                 "and the feature preprocessing; randomised response then works over these C classes."))
 
 fresh = bool(fresh) and synthetic
-key = data_key(dataset, delta, n, d)
+key = data_key(dataset, delta, n, d, chosen_classes)
 try:
     data = dataset_of(key)
     sweep = cached_sweep(key, model, baseline, fresh, repeats, seed)
@@ -238,10 +248,11 @@ with experiment:
                    "it (on digits with C = 0.01, full retraining catches up with consensus), so do not read "
                    "\"consensus beats full\" as a general law."
                    + (" On digits, unlike the paper's App. I, confidence retraining matches or slightly beats "
-                      "consensus for ε ≤ 2 and falls behind from ε = 3." if dataset == "digits" else ""))
+                      "consensus for ε ≤ 2 and falls behind from ε = 3." if dataset == "digits" and classes == 10
+                      else ""))
     if model == "knn" and not synthetic:
         st.caption("k-NN is the teaching contrast: consensus retraining helps a lot while the baseline is poor "
-                   "(digits, ε = 1: about 0.41 → 0.64) but stops helping once it is good (ε = 3: 0.945 → 0.939).")
+                   "(digits with C = 10, ε = 1: about 0.41 → 0.64) but stops helping once it is good (ε = 3: 0.945 → 0.939).")
 
     st.subheader(f"The data and its labels at ε = {epsilon_label(epsilon)}")
     st.plotly_chart(scatter, key="ldp_scatter")
@@ -303,8 +314,9 @@ with experiment:
                    "paper).")
 
     with st.expander("Randomised response for C classes"):
-        C = int(st.number_input("Classes C", min_value=2, max_value=1000, value=int(classes), step=1,
-                                key="ldp_classes"))
+        C = int(st.number_input("Classes C (this calculator only)", min_value=2, max_value=1000, value=int(classes),
+                                step=1, key="ldp_rr_classes",
+                                help="Starts at the experiment's C; changing it here recomputes only these numbers."))
         rr_c = RandomisedResponse(C, epsilon)
         st.markdown(
             f"At ε = {epsilon_label(epsilon)} with C = {C}: keep the true label with e^ε/(e^ε + C − 1) = "

@@ -1,6 +1,7 @@
 """Page "Random projections": differential privacy with random projections and sign random projections
 (Li & Li): retrieval quality against ε, and why projecting first — and keeping one bit — helps."""
 import json
+import math
 
 import streamlit as st
 
@@ -19,20 +20,33 @@ K_CHOICES = (16, 32, 48, 64, 128, 256)
 T_CHOICES = (1, 2, 4, 8)
 REPS = 3
 DATASET_LABELS = {"mnist": "MNIST (5,000 images, p = 784)", "digits": "Digits (1,797 images, p = 64)",
-                  "synthetic": "Synthetic sparse clusters (p = 2,048)"}
+                  "synthetic": "Synthetic sparse clusters (p of your choice)"}
+#: The dimension of the real datasets (fixed by the data); the synthetic one takes p from P_CHOICES.
+FIXED_P = {"mnist": 784, "digits": 64}
+P_CHOICES = (512, 1024, 2048, 4096)
+#: The Monte Carlo check of √(V_RR/k): the angle of the pair, the ε at which it is simulated, and its draws.
+ANGLE_THETA = math.pi / 3
+ANGLE_CHECK_EPSILONS = (0.5, 2.0, 5.0, 20.0)
+ANGLE_CHECK_DRAWS = 400
 KIND_LABELS = {"rademacher": "Rademacher ±1", "gaussian": "Gaussian", "uniform": "√3·U[−1, 1]",
                "sparse": "very sparse √s·{−1, 0, 1}"}
 DP_NAMES = rp_sweep.DP_MECHANISMS
 IDP_NAMES = rp_sweep.IDP_MECHANISMS
 
 
+def load_page_dataset(dataset, p):
+    """The dataset of the page: the synthetic one at dimension p; MNIST and digits have a fixed p."""
+    return load_dataset(dataset, p=int(p)) if dataset == "synthetic" else load_dataset(dataset)
+
+
 @st.cache_data(show_spinner=False, max_entries=32)
-def cached_sweep(names, dataset, epsilons, k, t, reps, seed, delta, beta, m, projection, s):
+def cached_sweep(names, dataset, p, epsilons, k, t, reps, seed, delta, beta, m, projection, s):
     """The sweep of the mechanisms ``names`` over the whole ε grid (moving ε reruns nothing)."""
     what = "the individual-DP mechanisms" if set(names) <= set(IDP_NAMES) else f"{len(names)} mechanisms"
     return ui.with_progress_bar(f"Sweeping {what} over {len(epsilons)} values of ε × {reps} repetitions:",
                                 lambda progress: rp_sweep.privacy_utility_sweep(
-                                    dataset, list(names), epsilons, k=k, t=t, reps=reps, seed=seed, delta=delta,
+                                    load_page_dataset(dataset, p), list(names), epsilons, k=k, t=t, reps=reps,
+                                    seed=seed, delta=delta,
                                     beta=beta, m=m, progress=progress, projection=projection, s=s))
 
 
@@ -62,8 +76,8 @@ def cached_n_plus_chart(p, k, delta):
 
 
 @st.cache_data(show_spinner="Simulating the inner-product variances …", max_entries=16)
-def cached_variance_chart(dataset, k, delta, beta, seed):
-    data = load_dataset(dataset)
+def cached_variance_chart(dataset, p, k, delta, beta, seed):
+    data = load_page_dataset(dataset, p)
     u, v = data.Q[0], data.Q[1]
     check = rp_sweep.inner_product_monte_carlo(u, v, (0.5, 5.0, 50.0), k, draws=200, seed=seed, delta=delta,
                                                beta=beta)
@@ -71,8 +85,18 @@ def cached_variance_chart(dataset, k, delta, beta, seed):
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def cached_levels_chart(dataset, k, t, seed, beta):
-    return figures.smooth_level_histogram(rp_sweep.smooth_levels_on_data(dataset, k, t, seed, beta))
+def cached_levels_chart(dataset, p, k, t, seed, beta):
+    return figures.smooth_level_histogram(rp_sweep.smooth_levels_on_data(load_page_dataset(dataset, p), k, t, seed,
+                                                                         beta))
+
+
+@st.cache_data(show_spinner="Simulating the angle estimate …", max_entries=16)
+def cached_angle_chart(k, n_plus_count, t, seed):
+    check = rp_sweep.rr_angle_monte_carlo(ANGLE_THETA, tuple(e / t for e in ANGLE_CHECK_EPSILONS), k,
+                                          draws=ANGLE_CHECK_DRAWS, seed=seed)
+    return figures.angle_sd_chart(k, n_plus_count, t, theta=ANGLE_THETA, monte_carlo=check,
+                                  title="Standard deviation of the angle estimate from randomised-response bits "
+                                        "(Thm 4.6)")
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -116,10 +140,17 @@ with st.expander("Data, projection and repetitions", expanded=False):
     c = st.columns(4)
     dataset = c[0].selectbox("Dataset", list(DATASET_LABELS), format_func=DATASET_LABELS.get, key="rp_dataset",
                              help="MNIST: the paper's kind of data (pixels/255). Digits: small (p = 64, too small "
-                                  "for projections to beat raw noise). Synthetic: sparse clusters, p = 2,048.")
+                                  "for projections to beat raw noise). Synthetic: sparse clusters of dimension p.")
+    if dataset == "synthetic":
+        p_value = int(c[0].select_slider("p (dimension)", options=list(P_CHOICES), value=2048, key="rp_p",
+                                         help="The dimension of the synthetic data. Keep p/k ≥ 16 for projecting "
+                                              "to beat noise on the raw data (p = 2,048: k ≤ 128)."))
+    else:
+        p_value = FIXED_P[dataset]
+        c[0].caption(f"p = {p_value} (fixed by the data)")
     k = c[1].select_slider("k (projections)", options=list(K_CHOICES), value=32, key="rp_k",
                            help="Number of projected values or bits per vector. Keep p/k ≥ 16 for projecting to "
-                                "beat noise on the raw data.")
+                                "beat noise on the raw data (MNIST: k ≤ 49).")
     t = c[2].select_slider("t (OPORP repetitions)", options=list(T_CHOICES), value=1, key="rp_t",
                            help="DP-SignOPORP: t independent OPORPs of k/t bins, ε/t each. Fewer empty bins, "
                                 "but a smaller budget per bit.")
@@ -154,8 +185,9 @@ if not groups:
     st.stop()
 
 try:
-    data = load_dataset(dataset)
-    sweeps = [cached_sweep(g, dataset, EPSILONS, int(k), int(t), REPS, seed, float(delta), beta, m, projection, s)
+    data = load_page_dataset(dataset, p_value)
+    sweeps = [cached_sweep(g, dataset, p_value, EPSILONS, int(k), int(t), REPS, seed, float(delta), beta, m,
+                           projection, s)
               for g in groups]
 except ValueError as exc:
     st.error(str(exc))
@@ -217,7 +249,7 @@ with left:
     st.caption("R = Var(raw)/Var(projected) for unit vectors (eq. 23, Fig. 3): above 1 projecting first wins; "
                "with much noise it tends to p/k.")
 with right:
-    st.plotly_chart(cached_variance_chart(dataset, int(k), float(delta), beta, seed), key="rp_variance")
+    st.plotly_chart(cached_variance_chart(dataset, p_value, int(k), float(delta), beta, seed), key="rp_variance")
     st.caption("The variance of the released inner product of two queries against ε (eqs. 19, 20, 22), with a "
                "Monte Carlo check (200 draws, new W each). The projections pay a fixed sketching variance, so "
                "raw data wins again when ε is large.")
@@ -241,13 +273,14 @@ with left:
                "L changed coordinates to flip, so it is flipped with probability 1/(e^{Lε}+1) instead of the flat "
                "randomised-response level.")
 with right:
-    st.plotly_chart(cached_levels_chart(dataset, int(k), int(t), seed, beta), key="rp_levels")
+    st.plotly_chart(cached_levels_chart(dataset, p_value, int(k), int(t), seed, beta), key="rp_levels")
     st.caption("How far the projections of the data are from 0, in steps (L_j, Fig. 9): OPORP bins sum a few "
                "pixels, so many bits sit several steps away and are rarely flipped; L = 0 is an empty bin (a coin).")
 count = cached_n_plus(data.p, int(k), float(delta), m, beta) if m >= beta else float(k)  # m = 0: N₊ = k
-st.plotly_chart(figures.angle_sd_chart(int(k), count, int(t), title="Standard deviation of the angle estimate "
-                                                                  "from randomised-response bits (Thm 4.6)"),
-                key="rp_angle")
+st.plotly_chart(cached_angle_chart(int(k), float(count), int(t), seed), key="rp_angle")
+st.caption("The lines are √(V_RR/k) for a pair of vectors at angle θ = π/3; the crosses (± 2 SE) are the spread "
+           "of the angle actually estimated from randomised-response bits at ε′ = ε/t per bit, over "
+           f"{ANGLE_CHECK_DRAWS} simulated draws (new Gaussian W and new coins each).")
 
 st.download_button("Sweep results (JSON)", json.dumps(sweep_dict, indent=2, default=float),
                    file_name="random-projections-sweep.json", mime="application/json", key="rp_download")

@@ -142,6 +142,9 @@ def add_retrain_arguments(parser) -> None:
                         help="fig1 only: class separation Δ (x⁽¹⁾ uniform on ±[Δ, 5Δ]; default 0.5)")
     parser.add_argument("--n", type=int, default=None, help="fig1/twopoint only: training points (default 300)")
     parser.add_argument("--d", type=int, default=None, help="fig1/twopoint only: dimension (default 50)")
+    parser.add_argument("--classes", type=int, default=None,
+                        help="digits/mnist only: keep the first C digit classes 0..C-1, C from 2 to 10 (default "
+                             "10), before the split and the preprocessing; fig1/twopoint are binary (C = 2)")
     parser.add_argument("--fresh-unlabelled", action="store_true",
                         help="fig1/twopoint only: retrain on a fresh unlabelled set X_U (§4) instead of the "
                              "training set (consensus is then undefined)")
@@ -151,7 +154,8 @@ def add_retrain_arguments(parser) -> None:
 
 
 def dataset_of(args):
-    """The dataset of ``--dataset`` with ``--delta-sep``, ``--n``, ``--d`` (synthetic data only)."""
+    """The dataset of ``--dataset`` with ``--delta-sep``, ``--n``, ``--d`` (synthetic data only) or
+    ``--classes`` (digits/mnist only)."""
     from privlib.label_dp.datasets import load_dataset
 
     synthetic = args.dataset in ("fig1", "twopoint")
@@ -164,6 +168,13 @@ def dataset_of(args):
         raise ValueError("--delta-sep applies to fig1 only: the two-point law fixes |x⁽¹⁾|.")
     if args.fresh_unlabelled and not synthetic:
         raise ValueError("--fresh-unlabelled needs a synthetic dataset (fig1 or twopoint).")
+    classes = getattr(args, "classes", None)
+    if classes is not None:
+        if synthetic:
+            raise ValueError(f"--classes applies to digits and mnist only: {args.dataset} is binary (C = 2).")
+        if not 2 <= classes <= 10:
+            raise ValueError(f"--classes (the number of digit classes C) must be from 2 to 10, got {classes}.")
+        extra["classes"] = classes
     return load_dataset(args.dataset, **extra)
 
 

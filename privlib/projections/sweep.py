@@ -504,6 +504,54 @@ def inner_product_monte_carlo(u, v, epsilons, k, draws=300, seed=0, delta=1e-6, 
     return VarianceCheck(epsilons=eps_grid, draws=draws, variance=variance, standard_error=standard_error)
 
 
+
+@dataclass(frozen=True)
+class AngleCheck:
+    """Monte Carlo standard deviations of the randomised-response angle estimate θ̂_RR (eq. 29)
+    of a pair at angle ``theta``: ``sd`` and ``standard_error`` are arrays over ``eps_per_bit``."""
+
+    theta: float
+    k: int
+    eps_per_bit: tuple[float, ...]
+    draws: int
+    sd: np.ndarray
+    standard_error: np.ndarray
+
+
+def rr_angle_monte_carlo(theta, eps_per_bit, k, draws=400, seed=0) -> AngleCheck:
+    """The standard deviation of θ̂_RR (``estimators.angle_from_rr_signs``) by simulation, to set
+    against the closed form √(V_RR/k) (Theorem 4.6, ``quantities.v_rr``).
+
+    The pair u = (1, 0), v = (cos θ, sin θ) is at angle θ (a Gaussian projection is rotation-invariant,
+    so two coordinates suffice). Each draw takes a NEW Gaussian projection W (2 × k), the k sign bits
+    of u and of v (a zero projection is a fair coin), and flips every bit independently with
+    probability 1/(e^{ε′} + 1) — randomised response at ε′ per bit, as DP-SignOPORP-RR with t = 1
+    releases at ε′ = ε. The projections are shared by every ε′; the coins are fresh per ε′ (seeded
+    by the bits of ε′, like ``noise_generator``). The SD over draws has standard error
+    ≈ SD/√(2(draws − 1)) (the bits are iid, so θ̂_RR is close to normal)."""
+    from privlib.projections.estimators import angle_from_rr_signs
+    from privlib.projections.quantities import flip_probability
+
+    theta = check_range(theta, "theta (the angle between u and v)", low=0.0, high=float(np.pi))
+    eps_grid = tuple(float(e) for e in check_epsilons(eps_per_bit))
+    k = check_positive_int(k, "k (the number of projections)")
+    draws = check_positive_int(draws, "draws (the number of Monte Carlo draws)", minimum=3)
+    seed = check_seed(seed)
+    pair = np.array([[1.0, 0.0], [np.cos(theta), np.sin(theta)]])
+    W = np.random.default_rng((seed, _TAG_PROJECTION)).standard_normal((draws, 2, k))
+    projected = np.einsum("ip,dpk->dik", pair, W)  # (draws, 2, k)
+    signs = signs_with_coins(projected, np.random.default_rng((seed, _TAG_NONPRIVATE)))
+    sd = np.empty(len(eps_grid))
+    for j, eps in enumerate(eps_grid):
+        rng = noise_generator(seed, 0, "rr-angle", eps)
+        flips = rng.random(signs.shape) < flip_probability(eps)
+        bits = np.where(flips, -signs, signs)
+        estimates = angle_from_rr_signs(bits[:, 0, :], bits[:, 1, :], eps)
+        sd[j] = np.std(estimates, ddof=1)
+    return AngleCheck(theta=theta, k=k, eps_per_bit=eps_grid, draws=draws, sd=sd,
+                      standard_error=sd / np.sqrt(2.0 * (draws - 1)))
+
+
 def smooth_levels_on_data(dataset, k, t=1, seed=0, beta=1.0, rows=1000,
                           mechanisms=("dp-signrp-rr-smooth", "dp-signoporp-rr-smooth")) -> dict:
     """The smooth-flipping levels L_j (Alg 7: ⌈|z_j|/D_j⌉ with z unscaled, D_j = β·maxᵢ|W_ij|;

@@ -193,3 +193,24 @@ def test_a_real_dataset_switches_to_fast_defaults_and_draws_regions(page, counte
     scatter = _spec(charts[1])
     assert [t for t in scatter["data"] if t["type"] == "heatmap"]  # predicted regions on the PCA plane
     assert "principal component" in json.dumps(scatter["layout"]["xaxis"], ensure_ascii=False)
+
+
+def test_digits_with_three_classes_drives_the_experiment(page, counted):
+    page.toggle(key="ldp_heatmap").set_value(False).run()
+    page.selectbox(key="ldp_dataset").set_value("digits").run()
+    _ok(page)
+    assert page.number_input(key="ldp_classes").value == 10
+    before = len(counted)
+    page.number_input(key="ldp_classes").set_value(3).run()
+    _ok(page)
+    assert len(counted) == before + 1  # C is part of the sweep's cache key
+    assert counted[-1].classes == 3 and set(np.unique(counted[-1].y_train)) == {0, 1, 2}
+    assert "C = 3" in _text(page.get("plotly_chart")[0])
+    metrics = {m.label: m.value for m in page.metric}
+    eps = page.select_slider(key="ldp_epsilon").value
+    assert metrics["P(keep)"] == f"{math.exp(eps) / (math.exp(eps) + 2):.3f}"
+    assert any("first C = 3 digit classes" in c.value for c in page.caption)
+    page.selectbox(key="ldp_dataset").set_value("fig1").run()
+    _ok(page)
+    assert any("**Classes C:** 2" in m.value for m in page.markdown)
+    assert not [w for w in page.number_input if w.key == "ldp_classes"]

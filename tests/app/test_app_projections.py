@@ -121,3 +121,22 @@ def test_other_settings_recompute_and_bad_settings_explain(page, counted):
     page.multiselect(key="rp_mechanisms").set_value([]).run()
     _ok(page)
     assert any("at least one mechanism" in i.value for i in page.info)
+
+
+def test_synthetic_dataset_shows_the_p_control_and_renders(page, counted):
+    assert "rp_p" not in [s.key for s in page.select_slider]  # MNIST: p is fixed text
+    page.multiselect(key="rp_mechanisms").set_value(["dp-oporp"]).run()  # one mechanism keeps the sweeps short
+    page.selectbox(key="rp_dataset").set_value("synthetic").run()
+    _ok(page)
+    control = page.select_slider(key="rp_p")
+    assert control.value == 2048 and list(control.options) == ["512", "1024", "2048", "4096"]
+    assert "p/k ≥ 16" in control.help
+    assert len(page.get("plotly_chart")) == 10
+    assert "p = 2048" in " ".join(c.value for c in page.caption)
+    control.set_value(4096).run()
+    _ok(page)
+    assert "p = 4096" in " ".join(c.value for c in page.caption)
+    page.selectbox(key="rp_dataset").set_value("digits").run()
+    _ok(page)
+    assert "rp_p" not in [s.key for s in page.select_slider]
+    assert any("p = 64 (fixed by the data)" in c.value for c in page.caption)

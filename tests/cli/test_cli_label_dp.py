@@ -168,7 +168,26 @@ def test_retrain_reproduces_the_digits_table_within_sampling_error(capsys):
     assert r["nonprivate"] == pytest.approx(0.971, abs=0.01)
 
 
+def test_retrain_digits_with_fewer_classes(capsys):
+    r = run_json(capsys, "retrain", "--dataset", "digits", "--classes", "3", "--epsilon", "1", "--seeds", "2")
+    assert r["model"] == "logistic" and "first C = 3 digit classes" in r["dataset_description"]
+    keep = math.e / (math.e + 2)
+    assert r["keep_probability"] == pytest.approx(keep, rel=1e-12)
+    from privlib.label_dp.datasets import digits
+
+    n = digits(classes=3).n
+    given = r["given_label_accuracy"]
+    assert len(given["per_seed"]) == 2
+    assert abs(given["mean"] - keep) < 4 * math.sqrt(keep * (1 - keep) / (n * 2)), given
+    assert r["nonprivate"] > 0.9  # three digit classes are easy
+
+
 @pytest.mark.parametrize("argv, fragment", [
+    (["retrain", "--dataset", "digits", "--classes", "1", "--epsilon", "1"], "--classes"),
+    (["retrain", "--dataset", "mnist", "--classes", "11", "--epsilon", "1"], "--classes"),
+    (["retrain", "--dataset", "fig1", "--classes", "3", "--epsilon", "1"], "--classes applies to digits and mnist"),
+    (["retrain", "--dataset", "twopoint", "--classes", "2", "--epsilon", "1"], "--classes applies to digits"),
+    (["retrain", "--dataset", "digits", "--classes", "x", "--epsilon", "1"], "--classes"),
     (["rr", "--classes", "1", "--epsilon", "1"], "at least 2"),
     (["rr", "--classes", "3", "--epsilon", "-1"], "epsilon"),
     (["rr", "--classes", "3", "--epsilon", "nan"], "epsilon"),

@@ -116,3 +116,50 @@ def test_registry_and_errors():
         fig1_mixture(delta_sep=-1)
     with pytest.raises(ValueError):
         two_point(law="gaussian")
+
+
+def test_digits_first_c_classes_before_split_and_scaling():
+    from sklearn.datasets import load_digits
+    from sklearn.model_selection import train_test_split
+    from sklearn.preprocessing import StandardScaler
+
+    data = digits(classes=3)
+    assert data.classes == 3 and data.params["classes"] == 3
+    assert set(np.unique(data.y_train)) == {0, 1, 2} and set(np.unique(data.y_test)) == {0, 1, 2}
+    bunch = load_digits()
+    keep = bunch.target < 3
+    counts = np.bincount(bunch.target[keep], minlength=3)
+    assert data.n + data.n_test == int(counts.sum())
+    assert np.all(np.abs(np.bincount(data.y_test, minlength=3) - 0.25 * counts) <= 1)  # stratified
+    assert np.all(np.abs(np.bincount(data.y_train, minlength=3) - 0.75 * counts) <= 1)
+    # the scaler is fitted on the kept training rows only: same split and transform by hand
+    raw_train, raw_test, _, y_test = train_test_split(bunch.data[keep].astype(np.float64), bunch.target[keep],
+                                                      test_size=0.25, stratify=bunch.target[keep], random_state=0)
+    scaler = StandardScaler().fit(raw_train)
+    np.testing.assert_allclose(data.X_train, scaler.transform(raw_train), atol=1e-12)
+    np.testing.assert_allclose(data.X_test, scaler.transform(raw_test), atol=1e-12)
+    np.testing.assert_array_equal(data.y_test, y_test)
+    np.testing.assert_allclose(data.X_train.mean(axis=0), 0.0, atol=1e-12)
+    assert "first C = 3 digit classes" in data.description and "before the split" in data.description
+    assert digits(classes=3) is data and load_dataset("digits", classes=3) is data  # cached per arguments
+    assert digits(classes=10) is digits()  # the default is unchanged
+
+
+def test_mnist_first_c_classes():
+    data = mnist(classes=3)
+    assert data.classes == 3 and data.X_train.shape == (1125, 50) and data.X_test.shape == (375, 50)
+    np.testing.assert_array_equal(np.bincount(data.y_train), [375, 375, 375])
+    np.testing.assert_array_equal(np.bincount(data.y_test), [125, 125, 125])
+    np.testing.assert_allclose(data.X_train.mean(axis=0), 0.0, atol=1e-10)  # PCA fitted on kept training rows
+    assert "first C = 3 digit classes" in data.description
+    assert load_dataset("mnist", classes=3) is data
+
+
+@pytest.mark.parametrize("bad", [1, 0, 11, 2.5, "3", True])
+def test_bad_number_of_classes_raises(bad):
+    with pytest.raises(ValueError, match="classes"):
+        digits(classes=bad)
+    with pytest.raises(ValueError, match="classes"):
+        mnist(classes=bad)
+    with pytest.raises(ValueError):
+        load_dataset("fig1", classes=3)

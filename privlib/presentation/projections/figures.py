@@ -469,17 +469,26 @@ def flip_chart(epsilon: float, per_level_budget: float, D: float = 1.0, levels: 
 
 
 def angle_sd_chart(k: int, n_plus_count: float, t: int, theta: float = np.pi / 3, epsilons=CURVE_EPSILONS,
-                   title: str | None = None) -> go.Figure:
+                   title: str | None = None, monte_carlo=None) -> go.Figure:
     """√(V_RR/k), the standard deviation of the angle estimate θ̂_RR (Thm 4.6, eq. 29), against ε
     for DP-SignRP-RR (ε′ = ε/N₊) and DP-SignOPORP-RR (ε′ = ε/t), with the non-private SignRP
-    level √(θ(π − θ)/k) (eq. 10)."""
+    level √(θ(π − θ)/k) (eq. 10). ``monte_carlo`` (a ``sweep.AngleCheck`` of the same θ and k)
+    adds the simulated SDs ± 2 SE on the DP-SignOPORP-RR line, at ε = t·ε′."""
     from privlib.projections.quantities import v_rr
 
     eps = np.asarray(epsilons, dtype=float)
+    oporp = f"DP-SignOPORP-RR (ε′ = ε/t, t = {t})"
     series = {f"DP-SignRP-RR (ε′ = ε/N₊, N₊ = {n_plus_count:.1f})": np.sqrt(v_rr(theta, eps / n_plus_count) / k),
-              f"DP-SignOPORP-RR (ε′ = ε/t, t = {t})": np.sqrt(v_rr(theta, eps / t) / k),
+              oporp: np.sqrt(v_rr(theta, eps / t) / k),
               "non-private SignRP": np.full(eps.size, np.sqrt(theta * (np.pi - theta) / k))}
-    return variance_vs_epsilon(eps, series, y_title=f"SD of θ̂ (θ = {theta:.3g} rad, k = {k})", title=title)
+    mc = None
+    if monte_carlo is not None:
+        if not np.isclose(monte_carlo.theta, theta) or monte_carlo.k != k:
+            raise ValueError(f"The Monte Carlo check is for θ = {monte_carlo.theta:.4g}, k = {monte_carlo.k}; "
+                             f"the chart for θ = {theta:.4g}, k = {k}.")
+        mc = {oporp: (t * np.asarray(monte_carlo.eps_per_bit, dtype=float), monte_carlo.sd,
+                      monte_carlo.standard_error)}
+    return variance_vs_epsilon(eps, series, mc, y_title=f"SD of θ̂ (θ = {theta:.3g} rad, k = {k})", title=title)
 
 
 def variance_chart(u, v, k: int, delta: float, beta: float, monte_carlo=None, epsilons=CURVE_EPSILONS,
