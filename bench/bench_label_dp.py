@@ -14,8 +14,6 @@ and moving ε on the cached sweep.
     python bench/bench_label_dp.py [--repeats 1] [--skip-naive] [--page]
 """
 import argparse
-import os
-import platform
 import sys
 import time
 from pathlib import Path
@@ -26,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # run from anywhere
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from timing import timed
+from timing import machine_info, timed
 
 from privlib.label_dp.datasets import load_dataset
 from privlib.label_dp.models import LOGISTIC_C, LOGISTIC_MAX_ITER
@@ -35,28 +33,6 @@ from privlib.label_dp.retraining import DEFAULT_EPSILONS, MODES, accuracy_sweep,
 REPEATS = 5
 SEED = 1000
 TARGET_SECONDS = 10.0
-
-
-def machine_info() -> str:
-    try:
-        from threadpoolctl import threadpool_info
-
-        blas = ", ".join(f"{i['internal_api']} {i.get('version')} ({i['num_threads']} threads)"
-                         for i in threadpool_info() if i.get("user_api") == "blas")
-    except ImportError:  # pragma: no cover
-        blas = "unknown"
-    model = "unknown"
-    try:
-        with open("/proc/cpuinfo") as fh:
-            model = next(line.split(":", 1)[1].strip() for line in fh if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    import sklearn
-
-    load = ", ".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "n/a"
-    return (f"{platform.platform()}; CPU: {model}, {os.cpu_count()} cores; Python {platform.python_version()}, "
-            f"numpy {np.__version__}, scikit-learn {sklearn.__version__}; BLAS: {blas}; "
-            f"load average (1, 5, 15 min): {load}")
 
 
 def naive_sweep(data, epsilons, repeats, seed):

@@ -6,7 +6,6 @@ privacy–utility sweep (every DP mechanism × 12 ε × 3 repetitions on MNIST, 
 """
 import argparse
 import os
-import platform
 import sys
 import time
 from pathlib import Path
@@ -16,30 +15,11 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anywhere
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from timing import timed
+from timing import machine_info, timed
 
 from privlib.projections.datasets import load_dataset
 from privlib.projections.projection import Projection
 from privlib.projections.sweep import DEFAULT_EPSILONS, DP_MECHANISMS, privacy_utility_sweep, workers
-
-
-def machine_info() -> str:
-    try:
-        from threadpoolctl import threadpool_info
-
-        blas = ", ".join(f"{i['internal_api']} {i.get('version')} ({i['num_threads']} threads)"
-                         for i in threadpool_info() if i.get("user_api") == "blas")
-    except ImportError:  # pragma: no cover
-        blas = "unknown"
-    model = "unknown"
-    try:
-        with open("/proc/cpuinfo") as fh:
-            model = next(line.split(":", 1)[1].strip() for line in fh if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    load = ", ".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "n/a"
-    return (f"{platform.platform()}; CPU: {model}, {os.cpu_count()} cores; Python {platform.python_version()}, "
-            f"numpy {np.__version__}; BLAS: {blas}; load average (1, 5, 15 min): {load}")
 
 
 def projection_call(projection, X):
