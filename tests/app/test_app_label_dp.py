@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import streamlit as st
+from apptest_counting import counting_calls
 from streamlit.testing.v1 import AppTest
 
 from privlib.label_dp import retraining
@@ -24,20 +24,9 @@ pytestmark = pytest.mark.slow  # a Streamlit script run per step; the first one 
 
 @pytest.fixture(scope="module")
 def counted():
-    """Count the sweeps the page really computes (cache misses), by wrapping the library call."""
-    calls = []
-    original = retraining.accuracy_sweep
-
-    def counting(*args, **kwargs):
-        calls.append(args[0])
-        return original(*args, **kwargs)
-
-    retraining.accuracy_sweep = counting
-    st.cache_data.clear()
-    try:
+    """The sweeps the page really computes (cache misses)."""
+    with counting_calls(retraining, "accuracy_sweep") as calls:
         yield calls
-    finally:
-        retraining.accuracy_sweep = original
 
 
 @pytest.fixture(scope="module")

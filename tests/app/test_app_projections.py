@@ -6,7 +6,7 @@ import time
 from pathlib import Path
 
 import pytest
-import streamlit as st
+from apptest_counting import counting_calls
 from streamlit.testing.v1 import AppTest
 
 from privlib.projections import sweep as rp_sweep
@@ -19,20 +19,10 @@ pytestmark = pytest.mark.slow  # the default view sweeps 11 mechanisms on MNIST 
 
 @pytest.fixture(scope="module")
 def counted():
-    """Count the sweeps the page really computes (cache misses), by wrapping the library call."""
-    calls = []
-    original = rp_sweep.privacy_utility_sweep
-
-    def counting(*args, **kwargs):
-        calls.append(tuple(kwargs.get("mechanisms", args[1] if len(args) > 1 else ())))
-        return original(*args, **kwargs)
-
-    rp_sweep.privacy_utility_sweep = counting
-    st.cache_data.clear()
-    try:
+    """The sweeps the page really computes (cache misses), by the mechanisms they cover."""
+    with counting_calls(rp_sweep, "privacy_utility_sweep",
+                        lambda args, kwargs: tuple(kwargs.get("mechanisms", args[1] if len(args) > 1 else ()))) as calls:
         yield calls
-    finally:
-        rp_sweep.privacy_utility_sweep = original
 
 
 @pytest.fixture(scope="module")
