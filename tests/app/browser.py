@@ -69,10 +69,27 @@ def require_chromium() -> None:
         )
 
 
-def wait_for_app_idle(page, timeout_ms: int = 90_000) -> None:
-    """Wait until Streamlit has finished running the script (no 'Running…' status widget)."""
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
-        " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.includes('Running')",
-        timeout=timeout_ms,
+def script_state(page) -> str | None:
+    """Streamlit's own run state, from the ``data-test-script-state`` attribute of its root element:
+    "initial" (no run yet), "running", "rerunRequested", "stopRequested", "notRunning" or
+    "compilationError"."""
+    return page.evaluate(
+        "() => { const app = document.querySelector('[data-testid=\"stApp\"]');"
+        " return app ? app.getAttribute('data-test-script-state') : null; }"
     )
+
+
+def wait_for_app_idle(page, timeout_ms: int = 90_000) -> None:
+    """Wait until Streamlit has finished running the page's script.
+
+    Waits on the run state Streamlit writes on its root element (see `script_state`): it must read
+    "notRunning" (or "compilationError") on two checks 250 ms apart, so a rerun that a widget has
+    just requested, whose state flips on the next frame, is not mistaken for the end of the run.
+    """
+    done = ("() => { const app = document.querySelector('[data-testid=\"stApp\"]');"
+            " const s = app && app.getAttribute('data-test-script-state');"
+            " return s === 'notRunning' || s === 'compilationError'; }")
+    for _ in range(2):
+        page.wait_for_function(done, timeout=timeout_ms)
+        page.wait_for_timeout(250)
+    page.wait_for_function(done, timeout=timeout_ms)
