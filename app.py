@@ -30,6 +30,9 @@ SECTIONS = {
     "Label DP": [
         st.Page("pages/label_dp.py", title="Label DP"),
     ],
+    "Private learning": [
+        st.Page("pages/private_learning.py", title="Private learning"),
+    ],
 }
 
 ui.run_page(st.navigation(SECTIONS))

@@ -35,6 +35,13 @@ TOPICS = [
      [("pages/label_dp.py", "Label DP",
        "Randomised response on labels, retraining (full, consensus, confidence) across ε, and the paper's bounds."),
       ]),
+    ("Private learning",
+     ("Train a model without ever seeing a raw record: each contributor adds noise to her own record before sending "
+      "it (input perturbation, Fukuchi et al.), and the model learnt from the noisy records is as private as one "
+      "trained with noise in the objective (KST12) — once enough people contribute."),
+     [("pages/private_learning.py", "Private learning",
+       "Input vs objective vs output perturbation across n, the model's and each contributor's ε, and why it works."),
+      ]),
 ]
 
 ui.start_page()

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import argparse
 
-from privlib.cli import label_dp, projections, words
+from privlib.cli import erm, label_dp, projections, words
 from privlib.cli.common import (
     EXIT_USAGE,
     Command,
@@ -27,6 +27,7 @@ TOPIC_COMMANDS: tuple[tuple[Command, ...], ...] = (
     words.COMMANDS,
     projections.COMMANDS,
     label_dp.COMMANDS,
+    erm.COMMANDS,
 )
 
 

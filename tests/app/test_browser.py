@@ -56,7 +56,7 @@ def test_overview_opens_at_the_root_and_links_every_page(browser):
         assert "more privacy" in page.get_by_text("Smaller ε").inner_text()
         links = page.locator('[data-testid="stPageLink-NavLink"]')
         links.nth(4).wait_for(timeout=30_000)
-        assert links.count() == 7  # 5 word-level pages, Random projections and Label DP
+        assert links.count() == 8  # 5 word-level pages, Random projections, Label DP and Private learning
         assert sorted(links.nth(i).get_attribute("href") for i in range(5)) == [
             "choose_epsilon", "neighbour_ranks", "noisy_dot_product", "sanitise_text", "why_it_happens"]
         # no embedding sidebar on the overview
@@ -311,5 +311,42 @@ def test_label_dp_page_renders_and_reacts_to_epsilon(browser):
             timeout=60_000)
         wait_for_app_idle(page)
         print(f"label DP: epsilon change rendered in {time.perf_counter() - changed:.2f} s (cached)")
+        assert page.locator('[data-testid="stException"]').count() == 0
+        assert errors == []
+
+
+def test_private_learning_page_renders_and_reacts_to_epsilon_and_n(browser):
+    with streamlit_server() as (url, started):
+        opened = time.perf_counter()
+        page, errors = _open(browser, f"{url}/private_learning", charts=1)
+        print(f"private learning: first chart {time.perf_counter() - opened:.2f} s after opening the page "
+              f"({time.perf_counter() - started:.2f} s after starting the server)")
+        page.get_by_text("Sweep results (JSON)").wait_for(timeout=180_000)  # the page's last element
+        wait_for_app_idle(page, timeout_ms=180_000)
+        print(f"private learning: cold start to the whole page {time.perf_counter() - started:.2f} s")
+        assert page.get_by_text("Page not found").count() == 0
+        assert page.locator("h1").first.inner_text() == "Private learning: input vs objective vs output perturbation"
+        _routed_by_app(page, f"{url}/private_learning")
+        assert page.locator('[data-testid="stException"]').count() == 0
+        assert page.locator(".js-plotly-plot").count() == 6
+        main_chart = page.locator(".js-plotly-plot").first
+        assert "Input perturbation (safe calibration)" in main_chart.inner_text()
+        assert "chosen n = 10,000" in main_chart.inner_text()
+        assert "rate O(1/n), not a bound" in page.locator(".js-plotly-plot").nth(1).inner_text()
+        assert "invalid for ε ≥ 1" in page.locator(".js-plotly-plot").nth(2).inner_text()
+        assert page.get_by_text("model DP holds only if at least n honestly perturbed records arrive").count() == 1
+        slider = page.get_by_role("slider", name="ε (epsilon)")
+        slider.focus()
+        changed = time.perf_counter()
+        slider.press("ArrowLeft")  # 1 -> 0.7: a new sweep over n
+        page.get_by_text("Test RMSE against n at ε = 0.7").wait_for(timeout=90_000)
+        wait_for_app_idle(page, timeout_ms=90_000)
+        print(f"private learning: epsilon change rendered in {time.perf_counter() - changed:.2f} s (a new sweep)")
+        n_slider = page.get_by_role("slider", name="n (contributors, log scale)")
+        n_slider.focus()
+        n_slider.press("Home")  # n = 100: too small for the safe calibration, said plainly
+        page.get_by_text("Input perturbation (safe calibration) is not available here.").wait_for(timeout=60_000)
+        wait_for_app_idle(page)
+        assert "n ≥" in page.get_by_text("does not fall back to the asymptotic match").inner_text()
         assert page.locator('[data-testid="stException"]').count() == 0
         assert errors == []

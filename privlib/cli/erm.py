@@ -1,0 +1,247 @@
+"""The private-learning commands (privlib.erm): erm-calibrate, agm and erm-sweep.
+
+Fukuchi, Tran, Sakuma (2017), "Differentially Private Empirical Risk Minimization with Input
+Perturbation" (DS 2017, arXiv:1710.07425), against objective perturbation (Kifer, Smith, Thakurta
+2012, Alg. 1: "Obj-Gauss") and output perturbation (Chaudhuri, Monteleoni, Sarwate 2011):
+- ``erm-calibrate``: the noise of every mechanism at (ε, δ, n, d, R, A, B): KST12's Δ and β
+  (replace-one, ζ_s = 2ζ), the input noise σ_a, σ_b of the safe calibration (our addition; invalid at
+  too small an n, and then it says which ε or n is needed — never a silent fallback) or of the
+  asymptotic match (reconstructed from the paper's prose; no guarantee), the model ε of the accountant,
+  a contributor's local ε_L (Cor. 1, exact via Balle & Wang 2018) beside the classic formula (valid
+  only for ε < 1), and CMS11's Λ and mean noise radius;
+- ``agm``: the analytic-Gaussian ε of a μ-GDP release at δ (Balle & Wang 2018, Thm 8);
+- ``erm-sweep``: test RMSE (or accuracy) and excess empirical risk of every method over n (or over ε
+  with ``--epsilons``), mean ± SD over trials.
+
+Each command is a `Command` in `COMMANDS`; bad input is a ValueError (or an argparse error), reported as
+one line on stderr with exit code 2. The library is imported when a command runs.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+
+from privlib.cli.common import Command, add_epsilon_argument, parse_epsilon, terminal_progress
+from privlib.core.validation import check_delta
+
+#: ``--dataset`` choices: ``privlib.erm.datasets.DATASETS`` (spelled out so that ``--help`` loads no data code).
+DATASET_CHOICES = ("synthetic", "diabetes", "census2000")
+#: ``--methods`` choices: ``privlib.erm.mechanisms.METHODS``.
+METHOD_CHOICES = ("non_private", "output", "obj_gauss", "input_safe", "input_asymptotic")
+TASK_CHOICES = ("regression", "classification")
+ROUTE_CHOICES = ("safe", "asymptotic")
+GUARANTEE_NOTE = ("input perturbation, safe calibration: (ε, δ)-DP, replace-one — the project's proof sketch "
+                  "(beyond the paper); model DP holds only if at least n honestly perturbed records arrive")
+
+
+def parse_delta(text: str) -> float:
+    """argparse ``type`` of ``--delta``: a number with 0 < δ < 1 (`check_delta`)."""
+    try:
+        return check_delta(float(text))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def parse_count(text: str) -> int:
+    """argparse ``type`` of a record count: a whole number ≥ 1, also written 1e4."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number of records, got {text!r}") from None
+    if not math.isfinite(value) or not value.is_integer() or value < 1:
+        raise argparse.ArgumentTypeError(f"the number of records must be a whole number of at least 1, got {text!r}")
+    return int(value)
+
+
+def parse_positive(text: str) -> float:
+    """argparse ``type`` of R, A, B, μ and m: a finite number > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number greater than 0, got {text!r}")
+    return value
+
+
+def add_delta_argument(parser, default: float | None) -> None:
+    parser.add_argument("--delta", type=parse_delta, required=default is None, default=default,
+                        help="delta of (epsilon, delta)-DP, 0 < delta < 1; use much less than 1/n"
+                             + (f" (default {default:g})" if default is not None else ""))
+
+
+# ---------------------------------------------------------------------------------------------
+# erm-calibrate
+
+
+def add_calibrate_arguments(parser) -> None:
+    add_epsilon_argument(parser)
+    add_delta_argument(parser, None)
+    parser.add_argument("--n", type=parse_count, required=True,
+                        help="the agreed lower bound on the number of honestly perturbed records")
+    parser.add_argument("--d", type=int, default=10, help="dimension of w (default 10)")
+    parser.add_argument("--R", type=parse_positive, default=1.0,
+                        help="radius of the parameter ball ‖w‖ ≤ R (default 1)")
+    parser.add_argument("--A", type=parse_positive, default=1.0,
+                        help="public bound ‖a(z)‖ ≤ A (default 1: squared loss; 0.35355 for the logistic surrogate)")
+    parser.add_argument("--B", type=parse_positive, default=2.0,
+                        help="public bound ‖b(z)‖ ≤ B (default 2: squared loss; 0.5 for the logistic surrogate)")
+    parser.add_argument("--inflate", type=parse_positive, default=1.0, metavar="m",
+                        help="local multiplier m ≥ 1: every contributor multiplies both noise variances by m "
+                             "(default 1)")
+    parser.add_argument("--route", choices=ROUTE_CHOICES, default="safe",
+                        help="input calibration: safe (a guarantee, our addition; default) or asymptotic (the "
+                             "paper's infinite-n match, no guarantee)")
+
+
+def run_calibrate(args) -> dict:
+    """``privlib.erm.calibration.calibrate(...).to_dict()``: {obj_gauss, input, local, output}."""
+    from privlib.erm.calibration import calibrate
+
+    return calibrate(args.epsilon, args.delta, args.n, args.d, R=args.R, A=args.A, B=args.B, inflate=args.inflate,
+                     route=args.route).to_dict()
+
+
+def number(value, fmt: str = ".6g") -> str:
+    return "—" if value is None else format(value, fmt)
+
+
+def print_calibrate(args, result: dict) -> None:
+    kst, inp, local, out = result["obj_gauss"], result["input"], result["local"], result["output"]
+    print(f"epsilon = {args.epsilon:g}, delta = {args.delta:g}, n = {args.n:,}, d = {args.d}, R = {args.R:g}, "
+          f"A = {args.A:g}, B = {args.B:g}, m = {args.inflate:g}; replace-one neighbours")
+    print(f"Obj-Gauss [KST12]:  Delta = {kst['Delta']:.6g}, beta = {kst['beta']:.6g} (zeta_s = {kst['zeta_s']:.6g})")
+    route = "safe calibration (beyond the paper)" if inp["route"] == "safe" else \
+        "asymptotic match [R] — NOT a guarantee"
+    print(f"Input, {route}:")
+    if not inp["valid"]:
+        print(f"  invalid: {inp['reason']}")
+    else:
+        print(f"  sigma_a = {inp['sigma_a']:.8g}, sigma_b = {inp['sigma_b']:.8g} (standard deviations)")
+        print(f"  r = {number(inp['r'])}, s = {number(inp['s'])}, G = {number(inp['G'])}")
+        print(f"  model epsilon (accountant) = {number(inp['epsilon_model'], '.4f')} = Jacobian "
+              f"{number(inp['epsilon_jacobian'], '.4f')} + noise {number(inp['epsilon_noise'], '.4f')}")
+        if inp["guaranteed"]:
+            print(f"  {GUARANTEE_NOTE}")
+    print(f"  smallest valid n at this epsilon: {inp['min_n']:,}")
+    if local is not None:
+        print(f"Contributor (Cor. 1, exact via BW18): mu = {local['mu']:.6g}, epsilon_L = {local['epsilon_L']:.6g} at "
+              f"delta_L = {local['delta_L']:g}; classic formula {local['epsilon_L_classic']:.6g}"
+              + ("" if local["classic_valid"] else " (invalid for epsilon >= 1)"))
+    print(f"Output [CMS11]:     Lambda = {out['Lambda']:.6g}, noise radius mean = {out['mean_radius']:.6g} "
+          f"(scale {out['scale']:.6g}; pure epsilon-DP)")
+
+
+# ---------------------------------------------------------------------------------------------
+# agm
+
+
+def add_agm_arguments(parser) -> None:
+    parser.add_argument("--mu", type=parse_positive, required=True,
+                        help="mu = sensitivity / sigma of the Gaussian mechanism (mu-GDP)")
+    add_delta_argument(parser, None)
+
+
+def run_agm(args) -> dict:
+    """Balle & Wang (2018), Thm 8: the smallest ε with δ(ε) ≤ δ for a μ-GDP release, in log space."""
+    from privlib.core.calibration import analytic_gaussian_epsilon
+
+    return {"mu": args.mu, "delta": args.delta, "epsilon": analytic_gaussian_epsilon(args.mu, args.delta)}
+
+
+def print_agm(args, result: dict) -> None:
+    print(f"analytic Gaussian (BW18): mu = {result['mu']:g}, delta = {result['delta']:g} -> "
+          f"epsilon = {result['epsilon']:.10g}")
+
+
+# ---------------------------------------------------------------------------------------------
+# erm-sweep
+
+
+def add_sweep_arguments(parser) -> None:
+    parser.add_argument("--dataset", choices=DATASET_CHOICES, default="synthetic",
+                        help="synthetic (d of your choice, default), diabetes (n = 354 training records: use "
+                             "--epsilons) or census2000 (US Census 2000 extract, subsampled to each n)")
+    parser.add_argument("--epsilon", type=parse_epsilon, default=None,
+                        help="privacy parameter of the sweep over n (smaller = more privacy)")
+    parser.add_argument("--epsilons", type=parse_epsilon, nargs="+", default=None, metavar="EPS",
+                        help="sweep over these epsilons instead of over n (diabetes)")
+    add_delta_argument(parser, 1e-6)
+    parser.add_argument("--n", type=parse_count, nargs="+", default=None, metavar="N",
+                        help="training-set sizes of the sweep over n")
+    parser.add_argument("--trials", type=int, default=20, help="trials per point (default 20)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--task", choices=TASK_CHOICES, default="regression",
+                        help="regression (squared loss, default) or classification (logistic Taylor surrogate)")
+    parser.add_argument("--methods", choices=METHOD_CHOICES, nargs="+", default=None, metavar="METHOD",
+                        help=f"methods to run (default all): {', '.join(METHOD_CHOICES)}")
+    parser.add_argument("--d", type=int, default=10, help="dimension of the synthetic data (default 10)")
+    parser.add_argument("--R", type=parse_positive, default=1.0, help="radius of the parameter ball (default 1)")
+    parser.add_argument("--inflate", type=parse_positive, default=1.0, metavar="m",
+                        help="local multiplier m of the input noise variances (default 1)")
+
+
+def run_sweep(args) -> dict:
+    """``erm_sweep(...).to_dict()`` over ``--n`` at ``--epsilon``, or ``epsilon_sweep(...).to_dict()`` over
+    ``--epsilons``."""
+    from privlib.erm import sweep as erm_sweep
+
+    methods = tuple(args.methods) if args.methods else erm_sweep.METHODS
+    progress = terminal_progress()
+    common = dict(delta=args.delta, trials=args.trials, seed=args.seed, methods=methods, task=args.task, R=args.R,
+                  inflate=args.inflate, progress=progress)
+    if args.epsilons is not None:
+        if args.epsilon is not None:
+            raise ValueError("Give either --epsilon (a sweep over --n) or --epsilons (a sweep over epsilon), not both.")
+        extra = {}
+        if args.n is not None:
+            if len(args.n) != 1:
+                raise ValueError("A sweep over --epsilons takes at most one --n.")
+            extra["n"] = args.n[0]
+        if args.dataset == "synthetic":
+            extra["d"] = args.d
+        return erm_sweep.epsilon_sweep(dataset=args.dataset, epsilons=tuple(args.epsilons), **extra,
+                                       **common).to_dict()
+    if args.epsilon is None:
+        raise ValueError("--epsilon is required for a sweep over --n (or give --epsilons for a sweep over epsilon).")
+    if args.n is None:
+        raise ValueError("--n is required: the training-set sizes of the sweep, e.g. --n 1000 10000.")
+    if args.dataset == "diabetes":
+        raise ValueError("diabetes has n = 354 training records only, too few for a sweep over n: use --epsilons, "
+                         "e.g. --epsilons 1 4 10 30.")
+    return erm_sweep.erm_sweep(dataset=args.dataset, ns=tuple(args.n), epsilon=args.epsilon, d=args.d,
+                               **common).to_dict()
+
+
+def print_sweep(args, result: dict) -> None:
+    axis, metric = result["axis"], result["metric"]
+    header = f"{result['dataset']} ({result['task']}, d = {result['d']}), delta = {result['delta']:g}, " \
+             f"{result['trials']} trials, seed {result['seed']}: test {metric} mean ± SD, excess empirical risk"
+    header += f", epsilon = {result['epsilon']:g}" if axis == "n" else f", n = {result['n']:,}"
+    print(header)
+    for row in result["points"]:
+        print(f"{axis} = {row[axis]:,.6g}")
+        for method, stats in row["methods"].items():
+            if not stats["valid"] or stats[f"{metric}_mean"] is None:
+                print(f"  {method:<18} invalid (the safe calibration does not exist here: n too small for this "
+                      "epsilon)" if method == "input_safe" else f"  {method:<18} invalid")
+                continue
+            excess = stats.get("excess_risk_mean")
+            print(f"  {method:<18} {stats[f'{metric}_mean']:.4f} ± {number(stats.get(f'{metric}_sd'), '.4f')}   "
+                  f"excess risk {number(excess, '.3e')}")
+    print(GUARANTEE_NOTE)
+
+
+# ---------------------------------------------------------------------------------------------
+
+#: The private-learning commands, in the order ``--help`` lists them.
+COMMANDS: tuple[Command, ...] = (
+    Command("erm-calibrate", "private ERM noise at (ε, δ, n, d): Obj-Gauss (KST12), input perturbation (safe or "
+                             "asymptotic), the contributor's ε_L (BW18) and output perturbation (CMS11)",
+            add_calibrate_arguments, run_calibrate, print_calibrate),
+    Command("agm", "analytic Gaussian mechanism (Balle & Wang 2018): ε of a μ-GDP release at δ",
+            add_agm_arguments, run_agm, print_agm),
+    Command("erm-sweep", "private ERM: test RMSE / accuracy and excess risk of every method over n (or ε), mean ± SD "
+                         "over trials",
+            add_sweep_arguments, run_sweep, print_sweep),
+)

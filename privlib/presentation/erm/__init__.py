@@ -1,0 +1,1 @@
+"""Figures of the private-learning topic (input vs objective vs output perturbation)."""
