@@ -35,10 +35,22 @@ def glove_space(vocab_size: int | None) -> EmbeddingSpace:
 
 
 @st.cache_resource(show_spinner="Loading your embedding file …", max_entries=2)
-def file_space(path: str, vocab_size: int | None, _mtime: float) -> EmbeddingSpace:
+def file_space(path: str, vocab_size: int | None, identity: tuple | None) -> EmbeddingSpace:
+    """The space of the file at ``path``; ``identity`` (`file_identity`) is part of the cache key,
+    so a file that changed (or was replaced) is loaded again."""
     space = EmbeddingSpace.from_file(path, vocab_size=vocab_size)
     _ = space.exact_search
     return space
+
+
+def file_identity(path: str) -> tuple | None:
+    """(device, inode, modification time in ns, size) of the file at ``path``, or None if there is
+    none: a cache key that changes whenever the file is rewritten or replaced."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_dev, info.st_ino, info.st_mtime_ns, info.st_size)
 
 
 @st.cache_resource(show_spinner="Loading your uploaded embedding …", max_entries=2)
@@ -62,6 +74,18 @@ PAGES = Path(__file__).resolve().parent / "pages"
 _ROUTED = contextvars.ContextVar("epsilon_lab_routed", default=False)
 #: Session key of the embedding uploaded in this session (kept across page switches, in memory only).
 _UPLOADED = "_uploaded_embedding"
+#: The embedding sources of the sidebar.
+BUILT_IN_SOURCE = "GloVe 6B 50d (built in)"
+FILE_SOURCE = "A file on this computer"
+UPLOAD_SOURCE = "Upload a file"
+#: Environment variable that, set to 1, offers FILE_SOURCE even on a server other computers can reach.
+ALLOW_SERVER_FILES = "EPSILON_LAB_ALLOW_SERVER_FILES"
+#: Server addresses that only this computer can reach.
+LOCAL_ADDRESSES = ("localhost", "::1")
+#: The largest random seed (the seed widget's maximum).
+MAX_SEED = 2**31 - 1
+#: Characters of a shared link's value shown in a warning.
+SHOWN_LINK_CHARS = 40
 
 
 def run_page(page) -> None:
@@ -119,32 +143,42 @@ def sidebar() -> EmbeddingSpace | None:
     kept in this session's memory (never on disk) until another file is uploaded."""
     qp = st.query_params
     if "seed" not in st.session_state:
-        st.session_state["seed"] = _int_param(qp.get("seed"), default=1)
+        st.session_state["seed"] = seed_param(qp.get("seed"), default=1)
+    local_files = server_files_allowed()
+    sources = [BUILT_IN_SOURCE, FILE_SOURCE, UPLOAD_SOURCE] if local_files else [BUILT_IN_SOURCE, UPLOAD_SOURCE]
+    if st.session_state.get("embedding_source") not in (None, *sources):
+        del st.session_state["embedding_source"]
     with st.sidebar:
         st.header("Embedding")
-        source = st.radio("Word vectors", ["GloVe 6B 50d (built in)", "A file on this computer", "Upload a file"],
-                          key="embedding_source", persist_state="session",
-                          help="Your own vectors: word2vec (.bin or text), GloVe text or fastText .vec.")
+        source = st.radio("Word vectors", sources, key="embedding_source", persist_state="session",
+                          help="Your own vectors: word2vec (.bin or text), GloVe text, fastText (.vec or model "
+                               ".bin); text and word2vec files may be compressed (.gz, .bz2, .xz).")
+        if not local_files:
+            st.caption(f"*{FILE_SOURCE}* is offered only when the app listens on this computer alone "
+                       f"(server.address = localhost): otherwise anyone who opens the app could read the files "
+                       f"of the computer it runs on. Upload a file instead, or set {ALLOW_SERVER_FILES}=1 where "
+                       "the server runs to allow it.")
         limit = st.number_input(
             "Vocabulary size (most frequent words)", min_value=1000, max_value=400_000, value=400_000, step=10_000,
             key="vocab_size", persist_state="session",
             help="Keep the N first rows (GloVe rows are in frequency order). Smaller is faster.",
         )
-        st.number_input("Random seed", min_value=0, max_value=2**31 - 1, step=1, key="seed", persist_state="session",
+        st.number_input("Random seed", min_value=0, max_value=MAX_SEED, step=1, key="seed", persist_state="session",
                         help="Same seed, same results: the view can be shared and reproduced.")
         space = None
         try:
-            if source.startswith("GloVe"):
+            if source == BUILT_IN_SOURCE:
                 space = glove_space(None if limit >= 400_000 else int(limit))
-            elif source.startswith("A file"):
+            elif source == FILE_SOURCE:
                 path = st.text_input("Path to the embedding file", key="embedding_path", persist_state="session",
-                                     placeholder="/home/me/glove.6B.100d.txt")
+                                     placeholder="/home/me/glove.6B.100d.txt",
+                                     help="A path on the computer that runs the app.")
                 if path:
                     full = os.path.expanduser(path)
-                    mtime = os.path.getmtime(full) if os.path.exists(full) else 0.0
-                    space = file_space(full, int(limit), mtime)
+                    space = file_space(full, int(limit), file_identity(full))
             else:
-                upload = st.file_uploader("Embedding file", type=["txt", "vec", "bin"], key="embedding_upload")
+                upload = st.file_uploader("Embedding file", type=["txt", "vec", "bin", "gz", "bz2", "xz"],
+                                          key="embedding_upload")
                 if upload is not None:
                     data = upload.getvalue()
                     space = uploaded_space(hashlib.sha1(data).hexdigest(), data, upload.name, int(limit))
@@ -180,19 +214,53 @@ def epsilon_slider(label: str = "ε (epsilon)", key: str = "epsilon", default: f
     return float(value)
 
 
-def _int_param(value, default: int) -> int:
-    try:
-        return max(0, int(value))
-    except (TypeError, ValueError):
+def server_files_allowed() -> bool:
+    """True when the sidebar may read files by path: the server listens on this computer only
+    (Streamlit's server.address is localhost or a loopback address; unset means every network
+    interface), or the environment variable `ALLOW_SERVER_FILES` is 1."""
+    if os.environ.get(ALLOW_SERVER_FILES, "").strip().lower() in ("1", "true", "yes"):
+        return True
+    address = str(st.get_option("server.address") or "").strip().strip("[]").lower()
+    return address in LOCAL_ADDRESSES or address.startswith("127.")
+
+
+def ignored_link_value(name: str, value, rule: str, used) -> None:
+    """Say that the shared link's ``name`` = ``value`` cannot be used (``rule``) and what is used
+    instead; a long value is shortened, never repeated in full."""
+    text = str(value)
+    shown = text if len(text) <= SHOWN_LINK_CHARS else text[:SHOWN_LINK_CHARS] + "…"
+    st.warning(f"The link's {name} = {shown!r} was ignored: {rule}. Using {used} instead.", icon="⚠️")
+
+
+def seed_param(value, default: int) -> int:
+    """The seed of a shared link (``value``: the query parameter, or None without one); a value
+    that is not a whole number from 0 to `MAX_SEED` is reported and replaced by ``default``."""
+    if value is None:
         return default
+    try:
+        seed = int(str(value).strip())
+    except ValueError:
+        seed = None
+    if seed is None or not 0 <= seed <= MAX_SEED:
+        ignored_link_value("seed", value, f"a seed is a whole number from 0 to {MAX_SEED:,}", default)
+        return default
+    return seed
 
 
-def float_param(value, default: float) -> float:
+def float_param(value, default: float, name: str | None = None) -> float:
+    """A positive finite number from a shared link (``value``: the query parameter, or None);
+    anything else gives ``default`` and, when the parameter's ``name`` is given, a warning."""
+    if value is None:
+        return default
     try:
         v = float(value)
     except (TypeError, ValueError):
+        v = None
+    if v is None or not (np.isfinite(v) and v > 0):
+        if name is not None:
+            ignored_link_value(name, value, f"{name} must be a finite number greater than 0", f"{default:g}")
         return default
-    return v if np.isfinite(v) and v > 0 else default
+    return v
 
 
 def embedding_key(space: EmbeddingSpace) -> str:

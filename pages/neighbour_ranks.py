@@ -38,7 +38,7 @@ qp = st.query_params
 if "nr_initialised" not in st.session_state:  # a shared link sets the first view
     st.session_state["nr_initialised"] = True
     st.session_state["word"] = qp.get("word", "king")
-    st.session_state["epsilon"] = ui.float_param(qp.get("epsilon"), 10.0)
+    st.session_state["epsilon"] = ui.float_param(qp.get("epsilon"), 10.0, name="epsilon")
 
 st.title("Neighbour ranks")
 st.markdown(

@@ -199,7 +199,10 @@ metrics[4].metric("smallest valid n", f"{cal.min_n:,}",
 
 st.info(
     f"**Privacy of the published model.** Input perturbation with the safe calibration: **{figures.MODEL_GUARANTEE}**, "
-    f"with δ = {delta:g} the total of its three parts; **{figures.HONEST_RECORDS}** (n = {n:,} is the agreed lower "
+    f"with δ = {delta:g} the total of its three parts (δ/3 each): the two high-probability events of the "
+    "calibration — one record's noise longer than σ_a·r, and the smallest eigenvalue of the other records' noisy "
+    "Gram matrix below σ_a²s² (together δ′ = 2δ/3) — and the Gaussian tail of the linear noise (δ/3); "
+    f"**{figures.HONEST_RECORDS}** (n = {n:,} is the agreed lower "
     "bound: fewer records mean less total noise) and only for the exact minimiser over ‖w‖ ≤ R. Obj-Gauss [KST12] is "
     "(ε, δ)-DP and output perturbation [CMS11] is ε-DP, both for replace-one neighbours. The asymptotic match [R] is "
     "**not a guarantee**. A contributor's own record is protected only at ε_L — the second meter below.",

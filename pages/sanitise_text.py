@@ -8,6 +8,7 @@ from privlib.words.neighbours import DEFAULT_CLOSE
 from privlib.words.text import (
     CASE_POLICIES,
     MAX_CHARACTERS,
+    NUMBER_POLICIES,
     OOV_POLICIES,
     PAPER_EXAMPLE,
     REDACTED,
@@ -38,10 +39,12 @@ key = ui.embedding_key(space)
 
 st.title("Sanitise text")
 st.markdown(
-    "Each word of your text is run through a word-level privacy mechanism at the same ε and replaced by "
-    "its output; numbers, punctuation and spacing stay as they are. Compare up to three mechanisms side "
-    "by side. Highlighted words changed: **green** = replaced by one of the word's close neighbours, "
-    "**red** = replaced by a distant word; hover over a word to see the original, its rank and distance."
+    "Each word and number of your text is run through a word-level privacy mechanism at the same ε and "
+    "replaced by its output; contractions and possessives are cut as the embedding's tokeniser cut them "
+    "(can't → ca + n't, John's → John + 's) and put back together; punctuation and spacing stay as they are. "
+    "Compare up to three mechanisms side by side. Highlighted words changed: **green** = replaced by one of "
+    "the word's close neighbours, **red** = replaced by a distant word; hover over a word to see the "
+    "original, its rank and distance."
 )
 
 text = st.text_area("Text to sanitise", value=PAPER_EXAMPLE, height=130, max_chars=MAX_CHARACTERS, key="san_text",
@@ -57,10 +60,10 @@ with c3:
     st.button("Resample", on_click=resample, help="Run the mechanisms again with fresh randomness "
                                                    "(the sidebar's seed makes the sequence reproducible).")
 
-with st.expander("Options: unknown words, stop words, capitals, parameters"):
+with st.expander("Options: unknown words, numbers, stop words, capitals, parameters"):
     o1, o2 = st.columns(2)
     with o1:
-        oov = st.radio("Words not in the vocabulary", list(OOV_POLICIES), key="san_oov",
+        oov = st.radio("Not in the vocabulary (words, numbers, addresses)", list(OOV_POLICIES), key="san_oov",
                        format_func=lambda p: {"redact": f"Redact as {REDACTED}", "keep": "Keep as they are",
                                               "random": "Replace by a random word"}[p],
                        captions=list(OOV_POLICIES.values()))
@@ -71,8 +74,10 @@ with st.expander("Options: unknown words, stop words, capitals, parameters"):
     with o2:
         keep_stop = st.checkbox("Leave stop words untouched (the, of, and, …)", key="san_stop",
                                 help="They then cost no budget and get no protection.")
-        numbers = st.checkbox("Sanitise numbers in the vocabulary too", key="san_numbers",
-                              help="By default numbers are kept as they are, unprotected (dates, house numbers).")
+        numbers = st.radio("Numbers", list(NUMBER_POLICIES), key="san_numbers",
+                           format_func=lambda p: {"sanitise": "Sanitise them like words",
+                                                  "keep": "Keep them as typed (not protected)"}[p],
+                           captions=list(NUMBER_POLICIES.values()))
         close = st.number_input("Close neighbour = rank 1 … K, K =", min_value=1,
                                 max_value=min(10_000, len(space) - 1), value=min(DEFAULT_CLOSE, len(space) - 1),
                                 key="san_close")
@@ -89,7 +94,7 @@ if not mechanisms:
     st.info("Choose at least one mechanism.")
     st.stop()
 
-policy = (("case", case), ("oov", oov), ("keep_stop_words", keep_stop), ("sanitise_numbers", numbers))
+policy = (("case", case), ("oov", oov), ("keep_stop_words", keep_stop), ("numbers", numbers))
 seed, draw = int(st.session_state["seed"]), int(st.session_state.get("san_draw", 0))
 results = []
 try:

@@ -127,6 +127,43 @@ def parse_epsilon(text: str) -> float:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def positive_int(text: str) -> int:
+    """argparse ``type`` of a count that must be a whole number >= 1 (e.g. ``--top``)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number >= 1, got {text[:40]!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number >= 1, got {value}")
+    return value
+
+
+def read_text(source: str, hint: str) -> str:
+    """The text of the file ``source``, or of standard input for '-', decoded the same way for
+    both: strict UTF-8, a leading byte-order mark dropped. ValueError naming the file (or
+    standard input) and where the first invalid byte is — never quoting the text — then ``hint``."""
+    name = "standard input" if source == "-" else source
+    try:
+        if source == "-":
+            stream = getattr(sys.stdin, "buffer", None)
+            if stream is None:  # already text (a replaced sys.stdin)
+                return sys.stdin.read().removeprefix("\ufeff")
+            data = stream.read()
+        else:
+            with open(source, "rb") as fh:
+                data = fh.read()
+    except OSError as exc:
+        raise ValueError(f"Cannot read {name}: {exc.strerror or type(exc).__name__}. {hint}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ValueError(
+            f"Cannot read {name}: it is not UTF-8 text (invalid byte at line {line:,}, byte {exc.start + 1:,}). {hint}"
+        ) from None
+    return text.removeprefix("\ufeff")
+
+
 def add_epsilon_argument(parser: argparse.ArgumentParser, help: str = EPSILON_HELP) -> None:
     """The required ``--epsilon``, checked while parsing."""
     parser.add_argument("--epsilon", type=parse_epsilon, required=True, help=help)

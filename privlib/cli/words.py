@@ -7,6 +7,7 @@ reports as one line on stderr with exit code 2.
 """
 from __future__ import annotations
 
+import argparse
 import datetime
 import os
 import sys
@@ -19,6 +20,8 @@ from privlib.cli.common import (
     add_seed_argument,
     fresh_seed,
     parse_params,
+    positive_int,
+    read_text,
     terminal_progress,
     write_json,
 )
@@ -29,7 +32,7 @@ from privlib.words.embeddings import EmbeddingSpace
 from privlib.words.experiments import epsilon_sweep, parse_epsilons, rank_experiment
 from privlib.words.mechanisms import MECHANISMS, resolve_mechanism
 from privlib.words.neighbours import DEFAULT_CLOSE
-from privlib.words.text import CASE_POLICIES, OOV_POLICIES, SanitisePolicy, sanitize_many
+from privlib.words.text import CASE_POLICIES, NUMBER_POLICIES, OOV_POLICIES, SanitisePolicy, sanitize_many
 from privlib.words.theory.neighbour_distances import neighbour_distances, published_table2
 from privlib.words.theory.noisy_dot import (
     NoisyDotProduct,
@@ -80,7 +83,8 @@ def add_ranks_arguments(parser) -> None:
     parser.add_argument("--word", required=True)
     add_epsilon_argument(parser)
     parser.add_argument("--samples", type=int, default=2000)
-    parser.add_argument("--top", type=int, default=10, help="how many of the most frequent outputs to list")
+    parser.add_argument("--top", type=positive_int, default=10,
+                        help="how many of the most frequent outputs to list (at least 1)")
     add_word_arguments(parser)
 
 
@@ -156,7 +160,7 @@ def run_dot(args) -> dict:
         "cdf": np.atleast_1d(law.cdf(points)).tolist(),
         "sf": np.atleast_1d(law.sf(points)).tolist(),
         "var": law.var(),
-        "two_sided_tail": np.atleast_1d(2 * law.sf(t)).tolist(),
+        "two_sided_tail": np.atleast_1d(np.minimum(1.0, 2 * law.sf(t))).tolist(),
         "interval_99_half_width": float(law.isf(0.005)),
         "bounds": {
             "thm8": np.atleast_1d(thm8_tail_bound(args.n, args.epsilon, t)).tolist(),
@@ -182,23 +186,32 @@ def print_dot(args, result: dict) -> None:
 # sanitize
 
 
+def policy_help(policies: dict, default: str) -> str:
+    """The help of a policy option, read from the library's policy table (argparse-escaped)."""
+    text = "; ".join(f"{name}{' (default)' if name == default else ''}: {meaning}"
+                     for name, meaning in policies.items())
+    return text.replace("%", "%%")
+
+
 def add_sanitize_arguments(parser) -> None:
     defaults = SanitisePolicy()
     parser.add_argument("text", nargs="?", help="the text to sanitise (or use -i FILE)")
     parser.add_argument("-i", "--input", metavar="FILE",
                         help="read documents from FILE, one per line ('-' = standard input); output keeps their order")
-    add_epsilon_argument(parser, help="privacy parameter per word (smaller = more privacy); a text of m words "
-                                      "spends m·epsilon")
+    add_epsilon_argument(parser, help="privacy parameter per token (smaller = more privacy); a text of m sanitised "
+                                      "tokens spends m·epsilon")
     parser.add_argument("--oov", choices=tuple(OOV_POLICIES), default=defaults.oov,
-                        help="out-of-vocabulary words: redact as [UNK] (default), keep (NOT protected), "
-                             "or replace by a random vocabulary word")
+                        help="tokens not in the vocabulary (words, numbers, e-mail addresses, URLs): "
+                             + policy_help(OOV_POLICIES, defaults.oov))
     parser.add_argument("--case", choices=tuple(CASE_POLICIES), default=defaults.case,
-                        help="match: look up lower case and restore capitals (default); exact: as typed")
+                        help=policy_help(CASE_POLICIES, defaults.case))
+    parser.add_argument("--numbers", choices=tuple(NUMBER_POLICIES), default=defaults.numbers,
+                        help=policy_help(NUMBER_POLICIES, defaults.numbers))
+    parser.add_argument("--sanitise-numbers", dest="numbers", action="store_const", const="sanitise",
+                        help=argparse.SUPPRESS)  # the former switch: now the default, same as --numbers sanitise
     parser.add_argument("--keep-stop-words", action="store_true",
-                        help="leave stop words (privlib/words/data/stopwords_en.txt) untouched: no budget, "
-                             "no protection")
-    parser.add_argument("--sanitise-numbers", action="store_true",
-                        help="sanitise numbers found in the vocabulary too (default: numbers are kept)")
+                        help="leave stop words (privlib/words/data/stopwords_en.txt, and clitics such as n't "
+                             "and 's) untouched: no budget, no protection")
     parser.add_argument("--progress", action="store_true",
                         help="show a progress bar on stderr even when not a terminal")
     add_word_arguments(parser)
@@ -210,13 +223,7 @@ def read_documents(args) -> list[str]:
         raise ValueError("Give exactly one of: a text to sanitise, or -i FILE (one document per line).")
     if args.input is None:
         return [args.text]
-    if args.input == "-":
-        return sys.stdin.read().splitlines()
-    try:
-        with open(args.input, encoding="utf-8") as fh:
-            return fh.read().splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ValueError(f"Cannot read {args.input}: {exc}. Give a UTF-8 text file, one document per line.") from None
+    return read_text(args.input, "Give UTF-8 text, one document per line.").splitlines()
 
 
 def run_sanitize(args) -> dict:
@@ -225,7 +232,7 @@ def run_sanitize(args) -> dict:
     mechanism = mechanism_of(args)
     documents = read_documents(args)
     policy = SanitisePolicy(case=args.case, oov=args.oov, keep_stop_words=args.keep_stop_words,
-                            sanitise_numbers=args.sanitise_numbers)
+                            numbers=args.numbers)
     space = space_of(args)
     show = args.progress or (args.input is not None and sys.stderr.isatty())
     results = sanitize_many(documents, mechanism, args.epsilon, space, args.seed, policy,
@@ -317,16 +324,9 @@ def add_choose_arguments(parser) -> None:
 
 def read_words_text(args) -> str | None:
     """The text of ``--words-file`` ('-' = standard input), or None without it."""
-    if args.words_file == "-":
-        return sys.stdin.read()
     if args.words_file is None:
         return None
-    try:
-        with open(args.words_file, encoding="utf-8") as fh:
-            return fh.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ValueError(f"Cannot read {args.words_file}: {exc}. Give a UTF-8 text file "
-                         "(one word per line, or any text).") from None
+    return read_text(args.words_file, "Give UTF-8 text (one word per line, or any text).")
 
 
 def run_choose(args) -> dict:

@@ -7,10 +7,17 @@ the N most frequent words.
 """
 from __future__ import annotations
 
+import bz2
 import codecs
+import gzip
 import hashlib
+import lzma
+import mmap
 import os
+import re
+import struct
 import threading
+import zlib
 from functools import cached_property
 from pathlib import Path
 from typing import Iterable, Sequence
@@ -55,7 +62,8 @@ class EmbeddingSpace:
             raise ValueError("Embedding vectors have dimension 0: each word needs at least one number.")
         if not all(type(w) is str for w in words) or "" in words:
             bad = next(w for w in words if not (isinstance(w, str) and w))
-            raise ValueError(f"Every word must be a non-empty string, found {bad!r}.")
+            shown = quote_word(bad) if isinstance(bad, str) else shorten(repr(bad))
+            raise ValueError(f"Every word must be a non-empty string, found {shown}.")
         if not np.issubdtype(vectors.dtype, np.number):
             raise ValueError(f"Embedding vectors must be numbers, got dtype {vectors.dtype}.")
         # always a private copy: a view of the caller's array could change after construction
@@ -65,7 +73,7 @@ class EmbeddingSpace:
             bad_rows = np.flatnonzero(~finite)
             raise ValueError(
                 f"{bad_rows.size:,} word vector(s) contain NaN or infinite values "
-                f"(first: {words[bad_rows[0]]!r} at row {bad_rows[0]}); remove or fix those rows."
+                f"(first: {quote_word(words[bad_rows[0]])} at row {bad_rows[0]}); remove or fix those rows."
             )
         index = dict(zip(words, range(len(words))))
         if len(index) != len(words):
@@ -73,7 +81,7 @@ class EmbeddingSpace:
             for i, w in enumerate(words):
                 if w in seen:
                     raise ValueError(
-                        f"The word {w!r} appears twice (rows {seen[w]} and {i}); each word must be unique."
+                        f"The word {quote_word(w)} appears twice (rows {seen[w]} and {i}); each word must be unique."
                     )
                 seen[w] = i
         vectors32.flags.writeable = False
@@ -117,39 +125,46 @@ class EmbeddingSpace:
 
     @classmethod
     def from_file(cls, path, vocab_size: int | None = None, name: str | None = None) -> "EmbeddingSpace":
-        """Load a word2vec binary (.bin), word2vec/fastText text (.vec/.txt with a header line)
-        or GloVe text (no header) file with gensim's ``KeyedVectors``.
+        """Load word vectors from a file: word2vec/fastText text (a ``count dim`` first line, then
+        one word and its numbers per line), GloVe text (the same without the first line), a
+        word2vec binary, or a fastText model file (.bin, read with gensim's fastText loader); text
+        and word2vec binaries may be compressed (.gz, .bz2, .xz).
 
-        The format is detected from the file: binary if the name ends in .bin or the header is
-        followed by non-text bytes; text with a header when the first line is two integers;
-        otherwise GloVe text without a header. ``vocab_size=N`` keeps the first N rows.
+        The format is detected from the (decompressed) content, not the name. A UTF-8 byte-order
+        mark is skipped. ``vocab_size=N`` keeps the first N rows. ``name`` labels the space and
+        the messages (e.g. the name of an uploaded file read from a temporary copy; default: the
+        file's name). A file that cannot be used raises ValueError naming the line (or row) and
+        the word at fault — never other contents of the file, and long words shortened.
         """
         path = Path(os.fspath(path)).expanduser()
+        label = shorten(name or path.name, 120)
         if not path.is_file():
-            raise ValueError(f"No embedding file at {str(path)!r}: check the path.")
+            raise ValueError(f"No embedding file at {shorten(str(path), 200)!r}: check the path.")
         if path.stat().st_size == 0:
-            raise ValueError(f"The embedding file {path.name!r} is empty.")
+            raise ValueError(f"The embedding file {label!r} is empty.")
         limit = None if vocab_size is None else check_positive_int(vocab_size, "vocab_size", minimum=2)
-        binary, has_header = _detect_format(path)
-        from gensim.models import KeyedVectors
-
         try:
-            kv = KeyedVectors.load_word2vec_format(
-                str(path), binary=binary, no_header=not has_header, limit=limit, unicode_errors="replace"
-            )
-        except Exception as exc:  # gensim raises many types for malformed files
-            kind = "word2vec binary" if binary else ("text with a header" if has_header else "GloVe text")
+            words, vectors, places, kind = _read_vector_file(path, label, limit)
+        except (OSError, EOFError, zlib.error, lzma.LZMAError) as exc:
+            reason = getattr(exc, "strerror", None) or type(exc).__name__
             raise ValueError(
-                f"Could not read {path.name!r} as a {kind} embedding file ({type(exc).__name__}: {exc}). "
-                "Expected one word per line followed by its numbers (word2vec/fastText text, GloVe text), "
-                "or a word2vec binary .bin file."
-            ) from exc
-        if any(w is None for w in kv.index_to_key):  # gensim keeps the first of repeated words
+                f"Could not read {label!r} ({reason}): the file may be damaged or cut short; "
+                "download or export it again."
+            ) from None
+        if len(words) < 2:
             raise ValueError(
-                f"The embedding file {path.name!r} lists the same word more than once; each word must be unique."
+                f"The embedding file {label!r} has {len(words)} word(s) with vectors; it needs at least two."
             )
-        label = name or f"{path.name}"
-        return cls(list(kv.index_to_key), kv.vectors, name=f"{label} ({len(kv.index_to_key):,} words)")
+        finite = np.isfinite(vectors).all(axis=1)
+        if not finite.all():
+            i = int(np.flatnonzero(~finite)[0])
+            raise ValueError(
+                f"Could not read {label!r}: {places.describe(i)} ({quote_word(words[i])}) has a value that is NaN, "
+                f"infinite or too large for 32-bit floats ({int((~finite).sum()):,} such row(s)); "
+                "fix or remove those rows."
+            )
+        described = f"{kind}, {len(words):,} words" if kind == FASTTEXT_MODEL else f"{len(words):,} words"
+        return cls(words, vectors, name=f"{label} ({described})")
 
     # ----------------------------------------------------------------- look-ups
     def __len__(self) -> int:
@@ -175,11 +190,10 @@ class EmbeddingSpace:
         if isinstance(word, str):
             for variant in (word.lower(), word.strip(), word.strip().lower()):
                 if variant in self._index:
-                    hint = f" Did you mean {variant!r}?"
+                    hint = f" Did you mean {quote_word(variant)}?"
                     break
-        raise ValueError(
-            f"{word!r} is not in the vocabulary of {self.name} ({len(self):,} words).{hint}"
-        )
+        shown = quote_word(word) if isinstance(word, str) else shorten(repr(word))
+        raise ValueError(f"{shown} is not in the vocabulary of {self.name} ({len(self):,} words).{hint}")
 
     def row(self, word) -> int:
         """Row of a word given as a string or as a row number (validated either way)."""
@@ -279,19 +293,323 @@ def _sized_name(base: str, n: int, total: int) -> str:
     return f"{base} ({n:,} words)" if n == total else f"{base} (top {n:,} of {total:,} words)"
 
 
-def _detect_format(path: Path) -> tuple[bool, bool]:
-    """(binary, has_header) for a word-vector file."""
-    with open(path, "rb") as fh:
-        head = fh.read(4096)
-    first_line = head.split(b"\n", 1)[0]
-    parts = first_line.split()
-    has_header = len(parts) == 2 and all(p.isdigit() for p in parts)
-    binary = path.suffix.lower() == ".bin"
-    if has_header and not binary:
-        rest = head[len(first_line) + 1 :]
-        # word2vec binary: after "word " come raw float bytes, usually not valid UTF-8 text
-        try:  # an incremental decoder tolerates a character cut at the end of the sample
-            codecs.getincrementaldecoder("utf-8")().decode(rest[:256], final=False)
-        except UnicodeDecodeError:
-            binary = True
-    return binary, has_header
+# --------------------------------------------------------------------------------------------- files
+#: Characters of a word shown in a message; a longer word is cut there and ends in "…".
+SHOWN_WORD_CHARS = 40
+#: The first four bytes of a fastText model file (.bin): fastText's magic number, little-endian.
+FASTTEXT_MAGIC = (793712314).to_bytes(4, "little")
+#: What `EmbeddingSpace.from_file` calls a fastText model file in names and messages.
+FASTTEXT_MODEL = "fastText model"
+UTF8_BOM = b"\xef\xbb\xbf"
+#: Compressed files, recognised by their first bytes: (pattern, opener); bzip2 is "BZh", the block
+#: size (1-9) and the magic of a block (or of the end of an empty stream).
+COMPRESSIONS = ((re.compile(rb"\x1f\x8b"), gzip.open), (re.compile(rb"BZh[1-9](1AY&SY|\x17rE8P\x90)"), bz2.open),
+                (re.compile(rb"\xfd7zXZ\x00"), lzma.open))
+#: Bytes of the (decompressed) start of a file that format detection looks at.
+SNIFF_BYTES = 1 << 16
+#: Rows parsed at once from a text file (one float parse per chunk).
+TEXT_CHUNK_ROWS = 8192
+#: A word2vec binary word longer than this many bytes means the file is not a word2vec binary.
+MAX_WORD_BYTES = 1 << 16
+
+
+def shorten(text: str, limit: int = SHOWN_WORD_CHARS) -> str:
+    """``text`` cut to ``limit`` characters followed by "…" when longer (for messages)."""
+    text = str(text)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def quote_word(word) -> str:
+    """A word as a message shows it: quoted, and shortened to `SHOWN_WORD_CHARS` characters."""
+    return repr(shorten(word))
+
+
+class Places:
+    """Where each row of a file is: its line (text files) or its row number (binaries), 1-based."""
+
+    def __init__(self, unit: str):
+        self.unit = unit
+        self.numbers: list[int] = []
+
+    def describe(self, row: int) -> str:
+        return f"{self.unit} {self.numbers[row]:,}"
+
+
+def _read_vector_file(path: Path, label: str, limit: int | None):
+    """(words, float32 vectors, `Places`, kind) of a word-vector file; ValueError if unusable."""
+    with open(path, "rb") as raw:
+        magic = raw.read(10)
+    opener = next((op for pattern, op in COMPRESSIONS if pattern.match(magic)), open)
+    with opener(path, "rb") as fh:
+        head = fh.read(SNIFF_BYTES)
+    if head.startswith(FASTTEXT_MAGIC):
+        if opener is not open:
+            raise ValueError(f"{label!r} is a compressed {FASTTEXT_MODEL} file (.bin): decompress it first.")
+        return _read_fasttext_model(path, label, limit)
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise ValueError(f"{label!r} is UTF-16 (or UTF-32) text: save it as UTF-8 and load it again.")
+    body = head.removeprefix(UTF8_BOM)
+    first_line = body.split(b"\n", 1)[0]
+    header = first_line.split()
+    has_header = len(header) == 2 and all(p.isdigit() for p in header)
+    sample = body[len(first_line) + 1:] if has_header else body
+    if has_header and not looks_like_text(sample):
+        with opener(path, "rb") as fh:
+            return _read_word2vec_binary(fh, label, limit)
+    if not looks_like_text(sample):
+        raise ValueError(
+            f"{label!r} is not a word-vector file Epsilon Lab reads: it is not UTF-8 text (word2vec/fastText .vec or "
+            "GloVe .txt), a word2vec binary (whose first line is 'count dimension') or a fastText model (.bin)."
+        )
+    with opener(path, "rb") as fh:
+        return _read_text_vectors(fh, label, limit)
+
+
+def looks_like_text(sample: bytes) -> bool:
+    """True when the first KB of ``sample`` is UTF-8 text without NUL bytes (a word2vec binary's
+    raw float bytes almost never are)."""
+    sample = sample[:1024]
+    if b"\x00" in sample:
+        return False
+    try:  # an incremental decoder tolerates a character cut at the end of the sample
+        codecs.getincrementaldecoder("utf-8")().decode(sample, final=False)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _decode_word(raw: bytes) -> str:
+    return raw.decode("utf-8", errors="replace")
+
+
+def _header_numbers(line: bytes, label: str) -> tuple[int, int]:
+    count, dim = (int(p) for p in line.split())
+    if count < 1 or dim < 1:
+        raise ValueError(
+            f"The first line of {label!r} announces {count:,} words of dimension {dim:,}: both must be at least 1."
+        )
+    return count, dim
+
+
+def _duplicate(label: str, word: str, first: str, second: str) -> ValueError:
+    return ValueError(
+        f"Could not read {label!r}: the word {quote_word(word)} appears twice ({first} and {second}); "
+        "each word must be unique."
+    )
+
+
+def _read_text_vectors(fh, label: str, limit: int | None):
+    """word2vec/fastText text (first line ``count dim``) or GloVe text (no first line)."""
+    places = Places("line")
+    words: list[str] = []
+    seen: dict[str, int] = {}
+    chunks: list[np.ndarray] = []
+    pending: list[bytes] = []  # the number fields of the rows not yet parsed
+    pending_from = 0  # row of the first pending field
+    count = dim = None
+    target = limit
+
+    def parse_pending():
+        rows = len(words) - pending_from
+        try:
+            values = np.fromstring(b" ".join(pending), dtype=np.float32, sep=" ")
+        except ValueError:
+            values = None
+        if values is None or values.size != rows * dim:
+            for r in range(rows):  # find the row and the number at fault, to name them
+                for j, field in enumerate(pending[r * dim:(r + 1) * dim]):
+                    try:
+                        ok = np.fromstring(field, dtype=np.float32, sep=" ").size == 1
+                    except ValueError:
+                        ok = False
+                    if not ok:
+                        row = pending_from + r
+                        raise ValueError(
+                            f"Could not read {label!r}: {places.describe(row)} ({quote_word(words[row])}): "
+                            f"number {j + 1} of {dim} is not a number. Each line must be a word followed by "
+                            f"{dim} numbers."
+                        )
+            values = np.array([float(f) for f in pending], dtype=np.float32)  # pragma: no cover
+        chunks.append(values.reshape(rows, dim))
+
+    line_no = 0
+    for line_no, line in enumerate(fh, start=1):
+        if line_no == 1:
+            line = line.removeprefix(UTF8_BOM)
+            fields = line.split()
+            if len(fields) == 2 and all(p.isdigit() for p in fields):
+                count, dim = _header_numbers(line, label)
+                target = count if limit is None else min(count, limit)
+                continue
+        parts = line.split(None, 1)
+        if not parts:
+            continue  # a blank line
+        if target is not None and len(words) == target:
+            if count is not None and (limit is None or limit > count):
+                raise ValueError(
+                    f"The first line of {label!r} announces {count:,} words, but the file has more: "
+                    f"line {line_no:,} ({quote_word(_decode_word(parts[0]))}) is row {count + 1:,}. "
+                    "Correct the count on the first line (or remove that line) and load the file again."
+                )
+            break
+        word = _decode_word(parts[0])
+        numbers = parts[1].split() if len(parts) > 1 else []
+        if dim is None:
+            dim = len(numbers)
+            if dim == 0:
+                raise ValueError(
+                    f"Could not read {label!r}: line {line_no:,} ({quote_word(word)}) has a word but no numbers. "
+                    "Each line must be a word followed by its vector's numbers, separated by spaces."
+                )
+        if len(numbers) != dim:
+            where = "the first line announces" if count is not None else "the first row has"
+            raise ValueError(
+                f"Could not read {label!r}: line {line_no:,} ({quote_word(word)}) has {len(numbers):,} "
+                f"number{'' if len(numbers) == 1 else 's'}, but {where} "
+                f"{dim:,}. Every line must have the same number of values; fix or remove that line."
+            )
+        if word in seen:
+            raise _duplicate(label, word, places.describe(seen[word]), f"line {line_no:,}")
+        seen[word] = len(words)
+        words.append(word)
+        places.numbers.append(line_no)
+        pending.extend(numbers)
+        if len(words) - pending_from == TEXT_CHUNK_ROWS:
+            parse_pending()
+            pending, pending_from = [], len(words)
+    if count is not None and len(words) < target:
+        raise ValueError(
+            f"The first line of {label!r} announces {count:,} words, but the file ends after {len(words):,}: "
+            "it may be cut short. Correct the count on the first line or download it again."
+        )
+    if dim is None:
+        raise ValueError(f"{label!r} has no word vectors: each line must be a word followed by its numbers.")
+    if len(words) > pending_from:
+        parse_pending()
+    vectors = np.concatenate(chunks) if len(chunks) > 1 else chunks[0]
+    return words, vectors, places, "text"
+
+
+def _read_word2vec_binary(fh, label: str, limit: int | None):
+    """word2vec binary: a text line ``count dim``, then per word its bytes, a space and ``dim``
+    little-endian float32 values (a newline may follow each vector)."""
+    first = fh.readline()
+    first = first.removeprefix(UTF8_BOM)
+    count, dim = _header_numbers(first, label)
+    target = count if limit is None else min(count, limit)
+    record = 4 * dim
+    places = Places("row")
+    words: list[str] = []
+    seen: dict[str, int] = {}
+    chunks: list[np.ndarray] = []
+    block = np.empty((min(target, TEXT_CHUNK_ROWS), dim), dtype=np.float32)
+    buf, pos = b"", 0
+
+    def cut_short(row: int) -> ValueError:
+        return ValueError(
+            f"The word2vec binary {label!r} ends inside row {row + 1:,} of the {count:,} its first line announces: "
+            "the file is cut short or damaged; download or export it again."
+        )
+
+    for i in range(target):
+        while True:
+            space = buf.find(b" ", pos, pos + MAX_WORD_BYTES)
+            if space >= 0 and len(buf) - space - 1 >= record:
+                break
+            if space < 0 and len(buf) - pos >= MAX_WORD_BYTES:
+                raise ValueError(
+                    f"{label!r} is not a word2vec binary file: row {i + 1:,} has no word (no space within "
+                    f"{MAX_WORD_BYTES:,} bytes)."
+                )
+            more = fh.read(1 << 20)
+            if not more:
+                raise cut_short(i)
+            buf, pos = buf[pos:] + more, 0
+        word = _decode_word(buf[pos:space].lstrip(b"\n"))
+        if not word:
+            raise ValueError(f"{label!r} is not a word2vec binary file: row {i + 1:,} has an empty word.")
+        if word in seen:
+            raise _duplicate(label, word, places.describe(seen[word]), f"row {i + 1:,}")
+        seen[word] = i
+        words.append(word)
+        places.numbers.append(i + 1)
+        block[i % block.shape[0]] = np.frombuffer(buf, dtype="<f4", count=dim, offset=space + 1)
+        pos = space + 1 + record
+        if (i + 1) % block.shape[0] == 0:
+            chunks.append(block.copy())
+    filled = len(words) % block.shape[0]
+    if filled:
+        chunks.append(block[:filled].copy())
+    if limit is None or limit > count:  # anything but whitespace after the last row: more words
+        rest = buf[pos:].lstrip()
+        while not rest:
+            more = fh.read(1 << 16)
+            if not more:
+                break
+            rest = more.lstrip()
+        if rest:
+            nxt = _decode_word(rest[:SHOWN_WORD_CHARS * 4].split(b" ", 1)[0])
+            raise ValueError(
+                f"The first line of {label!r} announces {count:,} words, but the file has more: row "
+                f"{count + 1:,} ({quote_word(nxt)}) follows. Correct the count on the first line and load it again."
+            )
+    vectors = np.concatenate(chunks) if len(chunks) > 1 else chunks[0]
+    return words, vectors, places, "word2vec binary"
+
+
+def _read_fasttext_model(path: Path, label: str, limit: int | None):
+    """The word vectors of a fastText model file (.bin), with gensim's fastText loader (rows in the
+    model's order: most frequent first)."""
+    from gensim.models.fasttext import load_facebook_vectors
+
+    damaged = ValueError(
+        f"{label!r} is a {FASTTEXT_MODEL} file (.bin), but its vectors could not be read: it may be cut "
+        "short, damaged or from an unsupported fastText version. Download it again, or use the model's "
+        "text vectors (.vec) instead."
+    )
+    check_fasttext_layout(path, label, damaged)
+    try:
+        kv = load_facebook_vectors(str(path))
+        n = len(kv.index_to_key) if limit is None else min(limit, len(kv.index_to_key))
+        words = [str(w) for w in kv.index_to_key[:n]]
+        vectors = np.asarray(kv.vectors[:n], dtype=np.float32)
+    except Exception:  # noqa: BLE001  (gensim raises many types for damaged files; its messages may quote them)
+        raise damaged from None
+    if len(set(words)) != len(words):
+        raise ValueError(f"The {FASTTEXT_MODEL} {label!r} lists a word more than once; each word must be unique.")
+    places = Places("row")
+    places.numbers = list(range(1, n + 1))
+    return words, vectors, places, FASTTEXT_MODEL
+
+
+def check_fasttext_layout(path: Path, label: str, damaged: ValueError) -> None:
+    """Walk a fastText model file's layout (header, dictionary, input matrix size) without reading
+    the vectors, and raise ``damaged`` unless it is complete: gensim's loader never returns on a
+    file cut inside the dictionary. Layout: fastText's FastText::saveModel (native byte order)."""
+    size = path.stat().st_size
+    header = 8 + 12 * 4 + 8  # magic, version; 12 int32 arguments and one double
+    with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        pos = header
+        if pos + 28 > size:
+            raise damaged
+        vocab_size, _, labels = struct.unpack_from("@3i", data, pos)
+        _, pruned = struct.unpack_from("@2q", data, pos + 12)
+        pos += 28
+        if labels > 0:
+            raise ValueError(
+                f"{label!r} is a supervised {FASTTEXT_MODEL} (a text classifier): it has no word vectors to "
+                "load. Use an unsupervised model (e.g. the cc.*.bin or wiki.*.bin files)."
+            )
+        if vocab_size < 1:
+            raise damaged
+        for _ in range(vocab_size):
+            end = data.find(b"\x00", pos)
+            if end < 0:
+                raise damaged
+            pos = end + 1 + struct.calcsize("@qb")
+        pos += 8 * max(pruned, 0) + 1  # the pruned-index pairs (-1: none), then the quantisation flag
+        if pos + 16 > size:
+            raise damaged
+        rows, cols = struct.unpack_from("@2q", data, pos)
+        if rows < 1 or cols < 1 or pos + 16 + 4 * rows * cols > size:
+            raise damaged

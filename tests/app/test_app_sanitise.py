@@ -1,4 +1,6 @@
 """The "Sanitise text" page in-process (AppTest)."""
+import html
+import re
 from pathlib import Path
 
 import pytest
@@ -43,7 +45,8 @@ def test_default_view_compares_mechanisms_on_the_paper_example(page):
     metrics = _metrics(page)
     assert len(metrics["Unchanged"]) == len(metrics["Close neighbour"]) == len(metrics["Distant word"]) == len(chosen)
     budget = page.info[0].value
-    assert "Privacy budget for this text: 320" in budget and "32 sanitised words" in budget
+    # 32 words and the numbers 5, 2023 and 789, all GloVe words, at ε = 10
+    assert "Privacy budget for this text: 350" in budget and "35 sanitised tokens" in budget
     labels = [b.label for b in page.get("download_button")]
     assert labels == ["Tokens (CSV)", "Results (JSON)"]
 
@@ -86,7 +89,7 @@ def test_stop_words_left_untouched_cost_nothing(page):
     page.checkbox(key="san_stop").check().run()
     _ok(page)
     assert "Privacy budget for this text: 20" in page.info[0].value  # cat, dog at ε = 10
-    assert "Stop words left untouched" in page.info[0].value
+    assert "Not protected, left as typed: 3 stop words" in page.info[0].value  # the, and, the
 
 
 def test_token_table_holds_every_token_of_every_mechanism(page):
@@ -97,3 +100,23 @@ def test_token_table_holds_every_token_of_every_mechanism(page):
     assert set(rows["mechanism"]) == {"multivariate-laplace", "santext"}
     assert len(rows) == 2 * 42  # 42 non-space tokens in the paper example
     assert [b.label for b in page.get("download_button")] == ["Tokens (CSV)", "Results (JSON)"]
+
+
+def test_numbers_are_sanitised_by_default_and_kept_only_on_request(page):
+    assert page.radio(key="san_numbers").value == "sanitise"
+    page.radio(key="san_numbers").set_value("keep").run()
+    _ok(page)
+    budget = page.info[0].value
+    assert "Privacy budget for this text: 320" in budget and "32 sanitised tokens" in budget
+    assert "3 numbers" in budget and "not protected" in budget.lower()
+    assert "789 Oak" in _sanitised_html(page)[0]
+
+
+def test_contractions_and_possessives_come_back_at_a_huge_epsilon(page):
+    text = "I'm sure we can't say they'll won't; the patient isn't John’s"
+    page.text_area(key="san_text").input(text).run()
+    page.select_slider(key="san_epsilon").set_value(1000.0).run()
+    _ok(page)
+    shown = _sanitised_html(page)[0]
+    assert "[UNK]" not in shown and "<span" not in shown
+    assert html.unescape(re.sub(r"<[^>]+>", "", shown)) == text

@@ -37,7 +37,41 @@ def test_same_seed_same_output_and_text_mode_prints_only_the_text():
     b = run("--epsilon", "5", "--seed", "9", *SMALL, "The quick brown fox, 42 times!")
     assert a.returncode == 0, a.stderr
     assert a.stdout == b.stdout and a.stdout.count("\n") == 1
-    assert re.fullmatch(r"\S+ \S+ \S+ \S+, 42 \S+!\n", a.stdout), a.stdout  # numbers, punctuation kept
+    assert re.fullmatch(r"\S+ \S+ \S+ \S+, \S+ \S+!\n", a.stdout), a.stdout  # punctuation and spacing kept
+    kept = run("--epsilon", "5", "--seed", "9", "--numbers", "keep", *SMALL, "The quick brown fox, 42 times!")
+    assert re.fullmatch(r"\S+ \S+ \S+ \S+, 42 \S+!\n", kept.stdout), kept.stdout  # numbers kept on request
+
+
+ISSUE = "I'm sure we can't say they'll won't; the patient isn't John's"
+
+
+def test_contractions_and_possessives_come_back_at_a_huge_epsilon():
+    text = ISSUE + " — and I’m sure it isn’t Maria’s."
+    r = run("--epsilon", "1e6", "--seed", "2", *SMALL, text)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == text + "\n"
+
+
+def test_numbers_are_sanitised_by_default_and_kept_only_when_asked():
+    text = "Call 42 or 1,000 on March 5, 2023 or write to maria@example.com"
+    r = run("--epsilon", "10", "--seed", "4", "--json", *SMALL, text)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["policy"]["numbers"] == "sanitise"
+    numbers = {t["original"]: (t["action"], t["reason"]) for t in out["tokens"] if t["kind"] == "number"}
+    # 42, 1,000 and 5 are among the 20,000 most frequent GloVe words; 2023 is not: redacted like any unknown word
+    assert numbers == {"42": ("sanitised", ""), "1,000": ("sanitised", ""), "5": ("sanitised", ""),
+                       "2023": ("redacted", "not in vocabulary")}
+    assert [t["original"] for t in out["tokens"] if t["kind"] == "email"] == ["maria@example.com"]
+    assert out["sanitised"].endswith("[UNK]")  # the address as one unit, redacted
+    assert out["budget"] == 10 * sum(t["action"] == "sanitised" for t in out["tokens"])
+
+    kept = json.loads(run("--epsilon", "10", "--seed", "4", "--json", "--numbers", "keep", *SMALL, text).stdout)
+    assert kept["policy"]["numbers"] == "keep"
+    assert {t["original"]: t["action"] for t in kept["tokens"] if t["kind"] == "number"} == {
+        "42": "kept", "1,000": "kept", "5": "kept", "2023": "kept"}
+    assert kept["budget"] == out["budget"] - 30
+    assert "5, 2023" in kept["sanitised"]
 
 
 def test_file_keeps_document_order_and_gives_json_lines(tmp_path):
@@ -71,6 +105,8 @@ def test_standard_input_and_policies():
     doc = json.loads(r.stdout)
     assert doc["policy"]["keep_stop_words"] is True and doc["budget"] == 1000  # only "cat"
     assert [t["reason"] for t in doc["tokens"]] == ["stop word", ""]
+    former = run("--epsilon", "1000", "--seed", "1", "--sanitise-numbers", "--json", *SMALL, "in 2023")
+    assert json.loads(former.stdout)["policy"]["numbers"] == "sanitise"  # the former flag is still accepted
 
 
 def test_other_mechanism_and_parameters():
@@ -100,6 +136,7 @@ def test_writes_nothing_but_stdout(tmp_path):
     (("--epsilon", "1", "-i", "/no/such/file.txt"), "Cannot read /no/such/file.txt"),
     (("--epsilon", "1", "-i", "x.txt", "text"), "exactly one of"),
     (("--epsilon", "1", "--oov", "drop", "text"), "invalid choice"),
+    (("--epsilon", "1", "--numbers", "drop", "text"), "choose from 'sanitise', 'keep'"),
     (("--epsilon", "1", "--mechanism", "postprocessing-fix", "--param", "c=-1", "text"), "c"),
 ])
 def test_errors_are_one_line_with_exit_code_2(args, message):

@@ -571,3 +571,24 @@ def test_other_bad_inputs_are_rejected():
     with pytest.raises(ValueError, match="c2 > 1"):
         thm8_mass(10, 1.0, 3.0, 1.0)
     assert NoisyDotProduct(10.0, 1).n == 10  # whole-number floats are accepted
+
+
+@pytest.mark.parametrize("eps", [1e300, 1e-300, 1e101, 1e-101])
+def test_epsilon_beyond_the_float_range_of_the_law_is_rejected(eps):
+    with pytest.raises(ValueError, match="epsilon between"):
+        NoisyDotProduct(50, eps)
+    with pytest.raises(ValueError, match="epsilon between"):
+        chebyshev_tail_bound(50, eps, 1.0)
+
+
+def test_chernoff_bound_far_in_the_tail_is_zero_not_one():
+    # s* rounds to 1 when eps z >> (n + 1)/2; the bound must keep falling, not jump back to 1
+    z = np.array([1e3, 1e20, 1e300, 1.7e308])
+    with np.errstate(over="raise", invalid="raise", divide="raise"):  # underflow to 0 is the answer
+        log_bound = chernoff_log_tail_bound(50, 10.0, z)
+        assert np.all(chernoff_tail_bound(50, 10.0, z) == 0.0)
+    assert np.all(np.diff(log_bound) <= 0) and np.all(np.isfinite(log_bound)) and log_bound[-1] < -1e299
+    # continuous with the direct formula where that is accurate
+    x, a = 10.0 * 2.0, 25.5
+    s = x / (a + math.hypot(a, x))
+    assert chernoff_log_tail_bound(50, 10.0, 2.0) == pytest.approx(-s * x - a * math.log1p(-s * s) + math.log(2))

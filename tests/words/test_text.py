@@ -11,6 +11,7 @@ from privlib.words.embeddings import EmbeddingSpace
 from privlib.words.mechanisms import Mechanism, MultivariateLaplace
 from privlib.words.neighbours import neighbour_ranks
 from privlib.words.text import (
+    CLITIC,
     MAX_CHARACTERS,
     NUMBER,
     PAPER_EXAMPLE,
@@ -58,8 +59,9 @@ def test_any_text_round_trips(text):
 
 def test_token_kinds():
     kinds = {t.text: t.kind for t in tokenize("Don't stop—Maria's well-known 3.14 café 😀 a_b\n")}
-    assert kinds["Don't"] == WORD and kinds["well-known"] == WORD and kinds["café"] == WORD
-    assert kinds["Maria"] == WORD and kinds["'s"] == PUNCTUATION  # possessive split off
+    assert kinds["Do"] == WORD and kinds["well-known"] == WORD and kinds["café"] == WORD
+    assert kinds["n't"] == CLITIC  # contraction split as GloVe's tokeniser did
+    assert kinds["Maria"] == WORD and kinds["'s"] == CLITIC  # possessive split off
     assert kinds["3.14"] == NUMBER
     assert kinds["—"] == PUNCTUATION and kinds["😀"] == PUNCTUATION and kinds["_"] == PUNCTUATION
     assert kinds["\n"] == SPACE
@@ -158,19 +160,22 @@ def test_stop_words_and_numbers(small):
     assert {"the", "on", "and", "a"} <= stop_words() and "cat" not in stop_words()
     policy = SanitisePolicy(keep_stop_words=True)
     result = sanitize("The cat sat on the mat in 2023", NextWord(), 1.0, small, policy=policy)
-    assert result.sanitised == "The sat on on the maria in 2023"
-    assert result.budget == 3.0  # cat, sat, mat
+    assert result.sanitised == "The sat on on the maria in dog"
+    assert result.budget == 4.0  # cat, sat, mat and the number 2023
     stops = [r for r in result.records if r.reason == "stop word"]
     assert [r.original for r in stops] == ["The", "on", "the", "in"]
     assert [r.in_vocabulary for r in stops] == [True, True, True, False]
     numbers = sanitize("in 2023", NextWord(), 1.0, small, policy=SanitisePolicy(sanitise_numbers=True))
     assert numbers.sanitised == "[UNK] dog" and numbers.budget == 1.0
+    kept = sanitize("in 2023", NextWord(), 1.0, small, policy=SanitisePolicy(numbers="keep"))
+    assert kept.sanitised == "[UNK] 2023" and kept.budget == 0.0
 
 
 def test_vocabulary_words_follow_the_policy(small):
-    assert vocabulary_words("The cat, the CAT and Zyx in 2023", small) == ["the", "cat"]
+    assert vocabulary_words("The cat, the CAT and Zyx in 2023", small) == ["the", "cat", "2023"]
     assert vocabulary_words("The cat", small, SanitisePolicy(keep_stop_words=True)) == ["cat"]
     assert vocabulary_words("2023 cat", small, SanitisePolicy(sanitise_numbers=True)) == ["2023", "cat"]
+    assert vocabulary_words("2023 cat", small, SanitisePolicy(numbers="keep")) == ["cat"]
 
 
 def test_empty_text_and_the_length_limit(small):
@@ -195,10 +200,12 @@ def test_bad_arguments_say_what_to_do(small):
 
 
 def test_whitespace_and_punctuation_survive_sanitising(small):
-    text = "  cat,\tsat!!\n\nmat 😀 — dog's  "
+    text = "  cat,\tsat!!\n\nmat 😀 — (dog)  "
     result = sanitize(text, NextWord(), 1.0, small)
-    assert result.sanitised == "  sat,\ton!!\n\nmaria 😀 — Paris's  "
+    assert result.sanitised == "  sat,\ton!!\n\nmaria 😀 — (Paris)  "
     assert re.sub(r"\w+", "", result.sanitised) == re.sub(r"\w+", "", text)
+    # a clitic this vocabulary lacks ("'s") is a token not in the vocabulary: redacted by default
+    assert sanitize("dog's", NextWord(), 1.0, small).sanitised == "Paris[UNK]"
 
 
 def test_sanitize_many_keeps_order_and_reports_progress(small):
@@ -234,7 +241,7 @@ def test_to_dict_is_json_ready(small):
 
     d = json.loads(json.dumps(sanitize("The cat!", NextWord(), 1.0, small).to_dict()))
     assert d["sanitised"] == "Cat sat!" and d["budget"] == 2.0 and len(d["tokens"]) == 3
-    assert d["policy"] == {"case": "match", "oov": "redact", "keep_stop_words": False, "sanitise_numbers": False}
+    assert d["policy"] == {"case": "match", "oov": "redact", "keep_stop_words": False, "numbers": "sanitise"}
 
 
 # --- statistics with the real mechanism ------------------------------------------------------
@@ -252,16 +259,18 @@ def test_output_law_on_a_line_matches_the_exact_probabilities(line_space, line_l
     assert result.budget == pytest.approx(m * eps)
 
 
-def test_huge_epsilon_keeps_every_word_and_tiny_epsilon_almost_none(glove_small):
-    words = [r.input_word for r in sanitize(PAPER_EXAMPLE, Identity(), 1.0, glove_small).records if r.in_vocabulary]
+def test_huge_epsilon_keeps_every_word_and_tiny_epsilon_almost_none(glove):
+    # the full vocabulary: the example's numbers 5, 2023 and 789 are GloVe words, sanitised by default
+    words = [r.input_word for r in sanitize(PAPER_EXAMPLE, Identity(), 1.0, glove).records if r.in_vocabulary]
+    assert {"5", "2023", "789"} <= set(words)
     # words whose vector is shared with another word could be replaced by their twin: none here
-    assert all(neighbour_ranks(glove_small, w).distances[1] > 0.5 for w in set(words))
-    huge = sanitize(PAPER_EXAMPLE, MultivariateLaplace(), 1e6, glove_small, rng=1)
+    assert all(neighbour_ranks(glove, w).distances[1] > 0.5 for w in set(words))
+    huge = sanitize(PAPER_EXAMPLE, MultivariateLaplace(), 1e6, glove, rng=1)
     assert huge.sanitised == PAPER_EXAMPLE and huge.summary()["fractions"]["unchanged"] == 1.0
     # eps = 0.5: the noise (mean length n/eps = 100) swamps every gap between words, so keeping a
-    # word has probability ~0 (Fig. 2 shows 0% already at eps = 1). 300 words: even a true keep
+    # word has probability ~0 (Fig. 2 shows 0% already at eps = 1). 350 tokens: even a true keep
     # rate of 1% would give more than 15 kept words with probability < 1e-4.
-    tiny = sanitize(" ".join(words * 10), MultivariateLaplace(), 0.5, glove_small, rng=2)
+    tiny = sanitize(" ".join(words * 10), MultivariateLaplace(), 0.5, glove, rng=2)
     summary = tiny.summary()
     assert summary["sanitised_words"] == len(words) * 10
     assert summary["counts"]["unchanged"] <= 15, summary

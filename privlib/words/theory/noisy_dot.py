@@ -53,6 +53,7 @@ __all__ = [
     "chebyshev_tail_bound",
     "chernoff_log_tail_bound",
     "chernoff_tail_bound",
+    "check_dot_epsilon",
     "empirical_dot_products",
     "radius_lower_tail_bound",
     "radius_upper_tail_bound",
@@ -78,6 +79,24 @@ def _check_dimension(n, minimum: int = 1) -> int:
             f"{error} Pass the dimension of the word vectors (e.g. 50 or 300) as a whole "
             f"number >= {minimum}."
         ) from None
+
+
+#: The epsilons the law of Z is computed for: beyond them its scale 1/ε, its variance (n+1)/ε² or
+#: its density at 0 (∝ ε) leave the range of floating-point numbers.
+EPSILON_RANGE = (1e-100, 1e100)
+
+
+def check_dot_epsilon(epsilon) -> float:
+    """epsilon as a float within `EPSILON_RANGE` (after `check_epsilon`), or ValueError saying so."""
+    value = check_epsilon(epsilon)
+    low, high = EPSILON_RANGE
+    if not low <= value <= high:
+        raise ValueError(
+            f"epsilon = {value:g} is outside the range {low:g} to {high:g} for which the law of the noisy dot "
+            f"product is computed (its scale 1/ε and variance (n+1)/ε² would not fit in a floating-point "
+            f"number). Use an epsilon between {low:g} and {high:g}."
+        )
+    return value
 
 
 def _check_open_probability(value, name: str) -> float:
@@ -337,7 +356,7 @@ class NoisyDotProduct:
 
     def __init__(self, n, epsilon):
         self._n = _check_dimension(n, minimum=1)
-        self._epsilon = check_epsilon(epsilon)
+        self._epsilon = check_dot_epsilon(epsilon)
 
     @property
     def n(self) -> int:
@@ -362,11 +381,16 @@ class NoisyDotProduct:
     def __repr__(self) -> str:
         return f"NoisyDotProduct(n={self._n}, epsilon={self._epsilon!r})"
 
+    def _standardise(self, z: np.ndarray) -> np.ndarray:
+        """x = eps z; beyond the float range it is ±inf, the right limit for every function of it."""
+        with np.errstate(over="ignore"):
+            return self._epsilon * z
+
     # ---- density ------------------------------------------------------------------------
     def logpdf(self, z):
         """log f_Z(z) = log eps + log f_X(eps z) (closed form in log space; finite in far tails)."""
         z = _as_float_array(z, "z")
-        return _result(math.log(self._epsilon) + _std_logpdf(self._n, self._epsilon * z))
+        return _result(math.log(self._epsilon) + _std_logpdf(self._n, self._standardise(z)))
 
     def pdf(self, z):
         """f_Z(z), the closed form above (our addition, not in the paper)."""
@@ -376,7 +400,7 @@ class NoisyDotProduct:
     def logsf(self, z):
         """log P(Z > z), computed directly (relative accuracy ~1e-12 even where sf underflows)."""
         z = _as_float_array(z, "z")
-        return _result(_std_logsf(self._n, self._epsilon * z))
+        return _result(_std_logsf(self._n, self._standardise(z)))
 
     def sf(self, z):
         """P(Z > z), computed directly by quadrature of the density, not as 1 - cdf."""
@@ -385,7 +409,7 @@ class NoisyDotProduct:
     def logcdf(self, z):
         """log P(Z <= z) = log P(Z > -z) (Z is symmetric)."""
         z = _as_float_array(z, "z")
-        return _result(_std_logsf(self._n, -self._epsilon * z))
+        return _result(_std_logsf(self._n, -self._standardise(z)))
 
     def cdf(self, z):
         """P(Z <= z) = P(Z > -z) by symmetry; lower tail as accurate as the upper one."""
@@ -592,7 +616,7 @@ class NoiseRadius:
 
     def __init__(self, n, epsilon):
         self._n = _check_dimension(n, minimum=1)
-        self._epsilon = check_epsilon(epsilon)
+        self._epsilon = check_dot_epsilon(epsilon)
         self._law = stats.gamma(a=self._n, scale=1.0 / self._epsilon)
 
     n = property(lambda self: self._n)
@@ -735,7 +759,7 @@ def radius_upper_tail_bound(n, epsilon, threshold):
     With threshold r: c = r eps / n; the bound is exp(n (log c - c + 1)) for c > 1 and 1 otherwise.
     """
     n = _check_dimension(n)
-    epsilon = check_epsilon(epsilon)
+    epsilon = check_dot_epsilon(epsilon)
     r = _check_thresholds(threshold)
     c = r * epsilon / n
     with np.errstate(divide="ignore"):
@@ -750,7 +774,7 @@ def radius_lower_tail_bound(n, epsilon, threshold):
     and 1 otherwise; r = 0 gives 0.
     """
     n = _check_dimension(n)
-    epsilon = check_epsilon(epsilon)
+    epsilon = check_dot_epsilon(epsilon)
     r = _check_thresholds(threshold)
     with np.errstate(divide="ignore", invalid="ignore"):
         c = n / (r * epsilon)
@@ -768,7 +792,7 @@ def thm8_mass(n, epsilon, c1, c2):
     (Pr[|Z| <= h] = 2 Pr[Z <= h] - 1) give the formula.
     """
     n = _check_dimension(n)
-    check_epsilon(epsilon)
+    check_dot_epsilon(epsilon)
     c1 = np.asarray(c1, dtype=np.float64)
     c2 = np.asarray(c2, dtype=np.float64)
     if (c1 <= 0).any() or (c2 <= 1).any():
@@ -819,7 +843,7 @@ def thm8_half_width(n, epsilon, mass) -> Thm8HalfWidth:
     99.06% with half-width 4.785.
     """
     n = _check_dimension(n)
-    epsilon = check_epsilon(epsilon)
+    epsilon = check_dot_epsilon(epsilon)
     mass = _check_open_probability(mass, "mass")
     scale = math.sqrt(n) / epsilon
 
@@ -844,12 +868,13 @@ def thm8_tail_bound(n, epsilon, threshold):
     A = e^{-c1^2/2}, B = (c2/e^{c2-1})^n, minimised over c2 > 1 with c1 = t eps / (c2 sqrt(n))
     (so that c1 c2 sqrt(n)/eps = t). Clipped to [0, 1]; about 1 ms per threshold."""
     n = _check_dimension(n)
-    epsilon = check_epsilon(epsilon)
+    epsilon = check_dot_epsilon(epsilon)
     t = _check_thresholds(threshold)
     flat = t.ravel()
     out = np.ones_like(flat)
     for i, ti in enumerate(flat):
-        product = ti * epsilon / math.sqrt(n)  # c1 * c2
+        with np.errstate(over="ignore"):  # beyond the float range: inf, and the angular tail is 0
+            product = ti * epsilon / math.sqrt(n)  # c1 * c2
         if product == 0:
             continue
 
@@ -857,7 +882,7 @@ def thm8_tail_bound(n, epsilon, threshold):
             # 2 - 2(1 - A)(1 - B) written as 2(A + B - AB): no cancellation when both are tiny
             with np.errstate(over="ignore"):
                 radius_tail = np.exp(n * (np.log(c2) - c2 + 1.0))
-            angular_tail = np.exp(-0.5 * (product / c2) ** 2)
+                angular_tail = np.exp(-0.5 * (product / c2) ** 2)
             return 2.0 * (angular_tail + radius_tail - angular_tail * radius_tail)
 
         value, _ = _minimise_over_c2(bound_vec, lambda c2: float(bound_vec(np.float64(c2))))
@@ -869,10 +894,10 @@ def chebyshev_tail_bound(n, epsilon, threshold, m: int = 1):
     """Cor. 2 (Chebyshev with Thm 9): for the mean of m iid copies of Z,
     Pr[|mean| >= t] <= Var(mean)/t^2 = (n + 1) / (m eps^2 t^2)  (clipped to 1)."""
     n = _check_dimension(n)
-    epsilon = check_epsilon(epsilon)
+    epsilon = check_dot_epsilon(epsilon)
     m = check_positive_int(m, "m (the number of samples averaged)")
     t = _check_thresholds(threshold)
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", over="ignore"):  # t^2 beyond the float range: the bound is 0
         return _result(np.minimum(1.0, (n + 1) / (m * epsilon**2 * t * t)))
 
 
@@ -886,12 +911,17 @@ def chernoff_log_tail_bound(n, epsilon, threshold, two_sided: bool = True):
     Results are clipped at log 1 = 0.
     """
     n = _check_dimension(n)
-    epsilon = check_epsilon(epsilon)
+    epsilon = check_dot_epsilon(epsilon)
     z = _check_thresholds(threshold) if two_sided else _as_float_array(threshold, "threshold")
-    x = np.maximum(epsilon * z, 0.0)
+    with np.errstate(over="ignore"):
+        # beyond x = 1e300 the bound is below e^(-1e300): 0 in floating point either way
+        x = np.minimum(np.maximum(epsilon * z, 0.0), 1e300)
     a = 0.5 * (n + 1)
-    s = x / (a + np.hypot(a, x))
-    log_bound = -s * x - a * np.log1p(-s * s)
+    h = np.hypot(a, x)
+    s = x / (a + h)
+    # log(1 - s^2) = log(1 - s) + log1p(s) with 1 - s = (a + a^2/(h + x)) / (a + h): no cancellation
+    # when s rounds to 1 (x >> a), where log1p(-s * s) would be log 0
+    log_bound = -s * x - a * (np.log(a + a * a / (h + x)) - np.log(a + h) + np.log1p(s))
     if two_sided:
         log_bound = log_bound + _LOG_2
     return _result(np.minimum(log_bound, 0.0))
