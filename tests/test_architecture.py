@@ -38,7 +38,7 @@ PLANTED = [
     ("privlib/words/mechanisms/base.py", "import privlib.words.mechanisms.laplace", "word-level mechanisms"),
     ("privlib/words/theory/noisy_dot.py", "import privlib.words.theory.analogies", "word-level theory"),
     ("privlib/words/text.py", "import streamlit", "never imports the UI"),
-    ("privlib/words/experiments.py", "import ui", "never imports the UI"),
+    ("privlib/words/experiments.py", "from epsilon_lab import ui", "never imports the UI"),
     # a second topic that imports the first: topics are independent
     ("privlib/projections/__init__.py", "import privlib.words", "privlib layers"),
     ("privlib/presentation/projections/__init__.py", "import privlib.presentation.words", "presentation"),

@@ -40,9 +40,14 @@ def commands() -> tuple[Command, ...]:
     return table
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The parser of every command in the table; ``args.command`` is the selected `Command`."""
-    parser = Parser(prog="python -m privlib", description="Word-level d_X-privacy experiments (Epsilon Lab).")
+#: The command's name in help and error messages (the ``epsilon-lab`` command passes its own).
+PROG = "python -m privlib"
+
+
+def build_parser(prog: str = PROG, epilog: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command in the table; ``args.command`` is the selected `Command`.
+    ``prog`` names the command in help and errors; ``epilog`` ends the top-level help."""
+    parser = Parser(prog=prog, description="Epsilon Lab: differential privacy experiments (word-level text, random projections, label DP, private learning).", epilog=epilog)
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     for command in commands():
         p = sub.add_parser(command.name, help=command.help, description=command.description)
@@ -52,9 +57,10 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv=None) -> int:
-    """Run ``python -m privlib`` with ``argv`` (default: ``sys.argv[1:]``); the exit code."""
-    args = build_parser().parse_args(argv)
+def main(argv=None, prog: str = PROG, epilog: str | None = None) -> int:
+    """Run ``python -m privlib`` with ``argv`` (default: ``sys.argv[1:]``); the exit code.
+    ``prog`` and ``epilog``: as in `build_parser`."""
+    args = build_parser(prog, epilog).parse_args(argv)
     command: Command = args.command
     try:
         result = command.run(args)
@@ -65,4 +71,4 @@ def main(argv=None) -> int:
     return 0
 
 
-__all__ = ["EXIT_USAGE", "TOPIC_COMMANDS", "Command", "build_parser", "commands", "main"]
+__all__ = ["EXIT_USAGE", "PROG", "TOPIC_COMMANDS", "Command", "build_parser", "commands", "main"]

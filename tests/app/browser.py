@@ -1,5 +1,6 @@
-"""Helpers for end-to-end tests: run `streamlit run app.py` on a free localhost port and drive
-Debian's headless Chromium with Playwright (no browser is ever downloaded)."""
+"""Helpers for end-to-end tests: start the app on a free localhost port, as the `epsilon-lab app`
+command does or as the README's `streamlit run app.py` in the checkout, and drive Debian's headless
+Chromium with Playwright (no browser is ever downloaded)."""
 from __future__ import annotations
 
 import contextlib
@@ -7,6 +8,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -27,16 +29,34 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+#: The two ways the app is started: the `epsilon-lab app` command (the package's epsilon_lab/app.py,
+#: which has a pages/ folder beside it), and the README's `streamlit run app.py` in the checkout.
+COMMAND, CHECKOUT = "epsilon-lab app", "streamlit run app.py"
+
+
 @contextlib.contextmanager
-def streamlit_server(timeout: float = 60.0):
-    """Start the app on 127.0.0.1:<free port>; yield (url, seconds until healthy)."""
+def streamlit_server(timeout: float = 60.0, how: str = COMMAND):
+    """Start the app on 127.0.0.1:<free port> (``how``: `COMMAND` or `CHECKOUT`); yield (url,
+    seconds until healthy).
+
+    `COMMAND` runs ``python -m epsilon_lab app`` (the ``epsilon-lab`` command) from an empty folder
+    outside the checkout, with the checkout on PYTHONPATH in place of an install: the app gets only
+    the settings it carries (epsilon_lab/.streamlit/config.toml) and the command's own options."""
     port = free_port()
-    cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
-           "--server.port", str(port), "--server.address", "127.0.0.1", "--server.headless", "true",
-           "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
+    options = ["--server.port", str(port), "--server.headless", "true", "--server.fileWatcherType", "none"]
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    elsewhere = tempfile.TemporaryDirectory(prefix="epsilon-lab-cwd-")
+    if how == COMMAND:
+        cmd, cwd = [sys.executable, "-m", "epsilon_lab", "app", *options], elsewhere.name
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    elif how == CHECKOUT:
+        cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), *options,
+               "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"]
+        cwd = ROOT
+    else:
+        raise ValueError(f"how = {how!r}: {COMMAND!r} or {CHECKOUT!r}")
     started = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
     url = f"http://127.0.0.1:{port}"
     try:
         while True:
@@ -59,6 +79,7 @@ def streamlit_server(timeout: float = 60.0):
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             proc.kill()
+        elsewhere.cleanup()
 
 
 def require_chromium() -> None:

@@ -1,17 +1,18 @@
 """The overview (the default page) in-process (AppTest): no embedding, a link to every page."""
-import re
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from epsilon_lab import app
+
 ROOT = Path(__file__).resolve().parents[2]
-APP = str(ROOT / "app.py")
+APP = str(ROOT / "epsilon_lab" / "app.py")
 WORD_PAGES = ["pages/neighbour_ranks.py", "pages/noisy_dot_product.py", "pages/sanitise_text.py",
               "pages/why_it_happens.py", "pages/choose_epsilon.py"]
 #: Every page file of the app but the overview, and the topic sections of app.py's router.
-ALL_PAGES = sorted(f"pages/{p.name}" for p in (ROOT / "pages").glob("*.py") if p.name != "overview.py")
-SECTIONS = [name for name in re.findall(r'^    "([^"]*)": \[', (ROOT / "app.py").read_text(), re.M) if name]
+ALL_PAGES = sorted(f"pages/{p.name}" for p in (ROOT / "epsilon_lab" / "pages").glob("*.py") if p.name != "overview.py")
+SECTIONS = [name for name in app.SECTIONS if name]
 
 
 @pytest.fixture(scope="module")
@@ -19,6 +20,24 @@ def overview():
     at = AppTest.from_file(APP, default_timeout=60)
     at.run()
     return at
+
+
+def test_the_router_lists_every_page_file_once():
+    listed = [file for pages in app.SECTIONS.values() for file in pages]
+    assert sorted(f"pages/{file}" for file, _title in listed) == sorted(ALL_PAGES + ["pages/overview.py"])
+    assert app.SECTIONS[""] == [("overview.py", "Overview")]  # the default page, first
+
+
+def test_the_checkouts_app_py_runs_the_same_app():
+    """`streamlit run app.py` in a checkout (the README's command) runs the package's router: the
+    overview, its sections and a link to every page (no pages/ folder beside this app.py)."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.title[0].value == "Epsilon Lab"
+    assert [h.value for h in at.header] == SECTIONS
+    assert sorted(link.proto.page for link in at.get("page_link")) == sorted(Path(p).stem for p in ALL_PAGES)
+    at.switch_page("epsilon_lab/pages/label_dp.py")  # raises unless the package's page is registered
 
 
 def test_overview_is_the_default_page_and_renders(overview):

@@ -3,7 +3,7 @@ import re
 import time
 
 import pytest
-from browser import CHROMIUM, CHROMIUM_ARGS, require_chromium, streamlit_server, wait_for_app_idle
+from browser import CHECKOUT, CHROMIUM, CHROMIUM_ARGS, require_chromium, streamlit_server, wait_for_app_idle
 
 pytestmark = pytest.mark.browser
 
@@ -100,6 +100,8 @@ def test_an_uploaded_embedding_follows_the_user_to_the_other_pages(browser, tmp_
         sidebar.get_by_text("Upload a file").click()
         page.get_by_text("No embedding is loaded yet").wait_for(timeout=60_000)  # the page waits for a file
         wait_for_app_idle(page)
+        # the app's own settings apply wherever it is started from (server.maxUploadSize = 1 GB)
+        assert "1GB per file" in sidebar.locator('[data-testid="stFileUploaderDropzone"]').inner_text()
         page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(path))
         sidebar.get_by_text("1,500 words × 8 dimensions").wait_for(timeout=60_000)
         page.get_by_text("Results (JSON)").wait_for(timeout=60_000)
@@ -182,7 +184,7 @@ def test_sanitise_text_page_highlights_changes_and_resamples(browser):
         assert page.locator('[data-testid="stException"]').count() == 0
         assert page.locator("h1").first.inner_text() == "Sanitise text"
         _routed_by_app(page, f"{url}/sanitise_text")
-        assert "Privacy budget for this text: 320" in page.get_by_text("Privacy budget").inner_text()
+        assert "Privacy budget for this text: 350" in page.get_by_text("Privacy budget").inner_text()
         versions = page.locator("div.sanitised")
         assert versions.count() >= 2
         # changed words are highlighted and say, on hover, what they replaced
@@ -348,5 +350,22 @@ def test_private_learning_page_renders_and_reacts_to_epsilon_and_n(browser):
         page.get_by_text("Input perturbation (safe calibration) is not available here.").wait_for(timeout=60_000)
         wait_for_app_idle(page)
         assert "n ≥" in page.get_by_text("does not fall back to the asymptotic match").inner_text()
+        assert page.locator('[data-testid="stException"]').count() == 0
+        assert errors == []
+
+
+def test_the_checkouts_app_py_serves_the_same_app(browser):
+    """The README's `streamlit run app.py` in the checkout: a direct link opens its page in the
+    package's navigation, and the navigation switches pages."""
+    with streamlit_server(how=CHECKOUT) as (url, _):
+        page, errors = _open(browser, f"{url}/noisy_dot_product", charts=5)
+        wait_for_app_idle(page)
+        assert page.locator("h1").first.inner_text() == "Noisy dot product"
+        _routed_by_app(page, f"{url}/noisy_dot_product")
+        page.locator('[data-testid="stSidebarNav"]').get_by_text("Overview").click()
+        page.locator("h1", has_text="Epsilon Lab").wait_for(timeout=60_000)
+        wait_for_app_idle(page)
+        assert page.url.rstrip("/") == url, page.url
+        assert page.locator('[data-testid="stPageLink-NavLink"]').count() == 8
         assert page.locator('[data-testid="stException"]').count() == 0
         assert errors == []

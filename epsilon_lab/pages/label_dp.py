@@ -8,7 +8,7 @@ import math
 import numpy as np
 import streamlit as st
 
-import ui
+from epsilon_lab import ui
 from privlib.core.randomised_response import RandomisedResponse
 from privlib.label_dp import theory
 from privlib.label_dp.datasets import COMPLIANT_LAW, MAX_DIGIT_CLASSES, TWO_POINT_LAW, load_dataset

@@ -2,7 +2,7 @@
 import numpy as np
 import streamlit as st
 
-import ui
+from epsilon_lab import ui
 from privlib.presentation.words import figures
 from privlib.words.experiments import epsilon_sweep, rank_experiment, sweeps_to_json
 from privlib.words.mechanisms import MECHANISMS, resolve_mechanism

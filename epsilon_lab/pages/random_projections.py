@@ -5,7 +5,7 @@ import math
 
 import streamlit as st
 
-import ui
+from epsilon_lab import ui
 from privlib.presentation.projections import figures
 from privlib.projections import sweep as rp_sweep
 from privlib.projections.datasets import load_dataset

@@ -68,7 +68,8 @@ def uploaded_space(digest: str, _data: bytes, name: str, vocab_size: int | None)
     return space
 
 
-#: The page files (pages/*.py): app.py lists them in st.navigation; `start_page` registers them too.
+#: The page files (pages/*.py, an absolute path): app.py lists them in st.navigation; `start_page`
+#: registers them too.
 PAGES = Path(__file__).resolve().parent / "pages"
 #: True while app.py runs the page it routed to (see `run_page` and `start_page`).
 _ROUTED = contextvars.ContextVar("epsilon_lab_routed", default=False)
@@ -107,7 +108,8 @@ def start_page() -> None:
     (It replaces a patch of Streamlit's private PagesManager flag, with public calls only.)
     Why: Streamlit 1.67 runs an app in its legacy "pages/ folder" mode until st.navigation has
     been called in the server process (and on every AppTest run), because a pages/ folder
-    exists. In that mode a direct link such as /noisy_dot_product runs the page file alone,
+    exists beside the script it runs (epsilon_lab/app.py, which `epsilon-lab app` runs; a
+    checkout's root app.py has none beside it, so there this never happens). In that mode a direct link such as /noisy_dot_product runs the page file alone,
     without app.py: no page config, and the old file-list navigation for the rest of the session.
     Here such a run calls st.navigation itself — public API, which turns the legacy mode off for
     the process — with the same page files (so this page keeps its URL and identity, found by

@@ -2,7 +2,7 @@
 import numpy as np
 import streamlit as st
 
-import ui
+from epsilon_lab import ui
 from privlib.words.mechanisms import MECHANISMS, resolve_mechanism
 from privlib.words.neighbours import DEFAULT_CLOSE
 from privlib.words.text import (

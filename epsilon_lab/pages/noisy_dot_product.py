@@ -4,7 +4,7 @@ import json
 import numpy as np
 import streamlit as st
 
-import ui
+from epsilon_lab import ui
 from privlib.presentation.words import figures
 from privlib.words.theory.dot_experiment import dot_product_experiment, law_curves, tail_table
 

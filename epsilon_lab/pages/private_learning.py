@@ -5,7 +5,7 @@ import json
 
 import streamlit as st
 
-import ui
+from epsilon_lab import ui
 from privlib.erm.calibration import calibrate, privacy_meters
 from privlib.erm.mechanisms import METHOD_LABELS, METHODS
 from privlib.erm.sweep import (

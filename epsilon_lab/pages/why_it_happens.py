@@ -6,7 +6,7 @@ import json
 import numpy as np
 import streamlit as st
 
-import ui
+from epsilon_lab import ui
 from privlib.presentation.words import figures
 from privlib.words.experiments import compare_sweeps
 from privlib.words.mechanisms.postprocessing import DEFAULT_C
@@ -273,4 +273,4 @@ plain, fixed = cached_fix_sweeps(space, key, seed)
 st.plotly_chart(figures.proportions_vs_epsilon(
     [("without the fix", plain), (f"with the fix (c = {DEFAULT_C:g})", fixed)],
     title=f"Outputs of {FIX_WORDS} random words, without and with the fix"), key="why_fix")
-st.page_link("pages/neighbour_ranks.py", label="Try both mechanisms on any word in Neighbour ranks", icon="➡️")
+st.page_link(ui.PAGES / "neighbour_ranks.py", label="Try both mechanisms on any word in Neighbour ranks", icon="➡️")

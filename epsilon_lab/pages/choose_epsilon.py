@@ -3,7 +3,7 @@ import datetime
 
 import streamlit as st
 
-import ui
+from epsilon_lab import ui
 from privlib.presentation.words.report import choice_figures, choice_report
 from privlib.words.choice import (
     METRICS,

@@ -1,0 +1,5 @@
+import sys
+
+from epsilon_lab.command import main
+
+sys.exit(main())
