@@ -222,7 +222,8 @@ if by_epsilon:
         sweep, chosen=epsilon,
         title=f"{TASKS[task]} on diabetes: mean ± SD over {trials} random 80/20 splits"), key="erm_metric")
     st.caption(f"With only n = {n:,} training records a curve over n is meaningless, so ε varies instead (beyond the "
-               "paper: a small-n reality check). Dashed: the non-private model. Where the safe-input line stops, its "
+               "paper: a small-n reality check). Dashed: the non-private model. Grey dotted: the constant predictor, "
+               "which ignores the features — a private model that does no better has learnt nothing usable. Where the safe-input line stops, its "
                "calibration is invalid at that ε: with so few records it needs a larger ε than Obj-Gauss or Output.")
 else:
     st.subheader(f"Test {metric_name} against n at ε = {epsilon:g}")
@@ -232,7 +233,9 @@ else:
     st.caption("The shape of the paper's Figs. 1–2 [paper]: with more contributors every private model approaches the "
                "non-private one (dashed), and input perturbation catches up with Obj-Gauss from about n = 10⁴ "
                "[paper]. At small n the safe calibration (beyond the paper) costs Input more than Obj-Gauss; in the "
-               "shaded range it does not exist at all. Output perturbation converges more slowly.")
+               "shaded range it does not exist at all. Output perturbation converges more slowly. Grey dotted: the "
+               "constant predictor (features ignored; the training mean or the majority class) — a private model "
+               "that does no better has learnt nothing usable.")
 
 st.subheader("Excess empirical risk")
 st.plotly_chart(figures.sweep_excess_chart(sweep, chosen=epsilon if by_epsilon else n,

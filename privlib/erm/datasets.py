@@ -37,6 +37,10 @@ import numpy as np
 from privlib.core.validation import check_positive_int, check_seed
 from privlib.erm.losses import QuadraticLoss, QuadraticSums
 
+#: Which feature column of each dataset is the constant intercept (None: the synthetic data have none).
+#: The constant predictor — the best fit that ignores every feature — uses only this column.
+INTERCEPT_COLUMN = {"synthetic": None, "diabetes": -1, "census2000": -1}
+
 DATASETS = ("synthetic", "diabetes", "census2000")
 TASKS = ("regression", "classification")
 

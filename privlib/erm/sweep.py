@@ -45,6 +45,7 @@ from privlib.erm.datasets import (
     CENSUS_MAX_TRAIN,
     DATASETS,
     DIABETES_N_TRAIN,
+    INTERCEPT_COLUMN,
     MAX_SYNTHETIC_N,
     MAX_TRIALS,
     check_task,
@@ -114,6 +115,17 @@ def evaluate_metric(loss: QuadraticLoss, w: np.ndarray, X_test: np.ndarray, y_te
     return float(np.mean(np.where(scores >= 0, 1.0, -1.0) == y_test))
 
 
+
+def constant_predictor(sums, intercept: int | None, R: float) -> np.ndarray:
+    """The best model that ignores every feature (a non-private reference, our addition): w = 0 except on
+    the intercept column k, where w_k = argmin_{|w_k| ≤ R} S_kk w_k² + b_k w_k = clip(−b_k/(2 S_kk), −R, R).
+    For the squared loss it predicts the (scaled) training mean, for the Taylor-logistic surrogate the
+    majority class; with no intercept column (synthetic data) it predicts 0."""
+    w = np.zeros(sums.d)
+    if intercept is not None and sums.S[intercept, intercept] > 0:
+        w[intercept] = float(np.clip(-sums.b_sum[intercept] / (2.0 * sums.S[intercept, intercept]), -R, R))
+    return w
+
 class TrialData:
     """The training sums and test set of one trial (``sums``, ``X_test``, ``y_test``)."""
 
@@ -159,7 +171,9 @@ class ErmSweep:
     ``excess_risk_sd``: J(w_m) − J(ŵ) on the training sums; ``valid[m]``: the method gave a model in
     every trial (NaN numbers where not). ``epsilon`` is NaN for an ε sweep. ``values_per_trial`` holds
     the raw numbers, {"metric"|"excess_risk": {m: array (values × trials)}}. ``n`` is the training size
-    of an ε sweep (None for an n sweep)."""
+    of an ε sweep (None for an n sweep). ``constant_mean``: the test metric of the constant predictor
+    (`constant_predictor`, features ignored; non-private) at each value, mean over trials — a model that
+    does worse has learnt nothing usable."""
 
     dataset: str
     task: str
@@ -181,6 +195,7 @@ class ErmSweep:
     inflate: float = 1.0
     n: int | None = None
     values_per_trial: dict | None = None
+    constant_mean: np.ndarray | None = None
 
     def to_dict(self) -> dict:
         """JSON-ready: the settings and, per value, {method: {"<metric>_mean", "<metric>_sd",
@@ -194,7 +209,10 @@ class ErmSweep:
                            "excess_risk_mean": finite_or_none(self.excess_risk_mean[m][i]),
                            "excess_risk_sd": finite_or_none(self.excess_risk_sd[m][i]),
                            "valid": bool(self.valid[m][i])}
-            points.append({self.axis: int(value) if self.axis == "n" else float(value), "methods": cell})
+            point = {self.axis: int(value) if self.axis == "n" else float(value), "methods": cell}
+            if self.constant_mean is not None:
+                point[f"constant_{self.metric}"] = finite_or_none(self.constant_mean[i])
+            points.append(point)
         return {"dataset": self.dataset, "task": self.task, "axis": self.axis, "metric": self.metric,
                 "epsilon": finite_or_none(self.epsilon), "delta": self.delta, "n": self.n, "d": self.d,
                 "R": self.R, "inflate": self.inflate, "trials": self.trials, "seed": self.seed,
@@ -207,13 +225,14 @@ class ErmSweep:
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow([self.axis, "method", "label", f"{self.metric}_mean", f"{self.metric}_sd",
-                         "excess_risk_mean", "excess_risk_sd", "valid"])
+                         "excess_risk_mean", "excess_risk_sd", "valid", f"constant_{self.metric}"])
         for i, value in enumerate(self.values):
             for m in self.methods:
                 row = [self.mean[m][i], self.sd[m][i], self.excess_risk_mean[m][i], self.excess_risk_sd[m][i]]
                 writer.writerow([int(value) if self.axis == "n" else repr(float(value)), m, METHOD_LABELS[m],
                                  *("" if not math.isfinite(v) else repr(float(v)) for v in row),
-                                 bool(self.valid[m][i])])
+                                 bool(self.valid[m][i]),
+                                 "" if self.constant_mean is None else repr(float(self.constant_mean[i]))])
         return out.getvalue()
 
 
@@ -224,11 +243,13 @@ def check_common(dataset, task, R, trials, seed, methods, inflate, delta):
             check_range(inflate, "inflate m (the factor on both input-noise variances)", low=1.0), check_delta(delta))
 
 
-def run_trial(data: TrialData, loss, methods, epsilons, delta, inflate, seed, n_key, t):
-    """Fit every method at every ε on one trial's data: (metric, excess risk), each {m: array over ε}."""
+def run_trial(data: TrialData, loss, methods, epsilons, delta, inflate, seed, n_key, t, intercept=None):
+    """Fit every method at every ε on one trial's data: (metric, excess risk, constant predictor's metric),
+    the first two {m: array over ε}."""
     sums = data.sums
     w_hat = fit("non_private", sums, loss, 1.0, 0.5).w
     risk_hat = sums.risk(w_hat)
+    constant = evaluate_metric(loss, constant_predictor(sums, intercept, loss.R), data.X_test, data.y_test)
     metric = {m: np.full(len(epsilons), np.nan) for m in methods}
     excess = {m: np.full(len(epsilons), np.nan) for m in methods}
     for j, eps in enumerate(epsilons):
@@ -242,7 +263,7 @@ def run_trial(data: TrialData, loss, methods, epsilons, delta, inflate, seed, n_
                 w = result.w
             metric[m][j] = evaluate_metric(loss, w, data.X_test, data.y_test)
             excess[m][j] = sums.risk(w) - risk_hat
-    return metric, excess
+    return metric, excess, constant
 
 
 def collect(methods, values, trials):
@@ -273,6 +294,7 @@ def erm_sweep(dataset="synthetic", ns=DEFAULT_NS, epsilon=1.0, delta=1e-6, d=10,
     ns = check_ns(ns, dataset)
     loss = loss_for(task, R)
     metric, excess = collect(methods, ns, trials)
+    constant = np.full((len(ns), trials), np.nan)
     weights = (ns.astype(np.float64) + 2000.0) * trials
     total, done = float(weights.sum()), 0.0
     data_d = d
@@ -280,7 +302,8 @@ def erm_sweep(dataset="synthetic", ns=DEFAULT_NS, epsilon=1.0, delta=1e-6, d=10,
         for i, n in enumerate(ns):
             for t, data in enumerate(trial_stream(dataset, loss, int(n), d, seed, trials, task, pool)):
                 data_d = data.sums.d
-                values, risks = run_trial(data, loss, methods, (epsilon,), delta, inflate, seed, int(n), t)
+                values, risks, constant[i, t] = run_trial(data, loss, methods, (epsilon,), delta, inflate, seed,
+                                                          int(n), t, INTERCEPT_COLUMN[dataset])
                 for m in methods:
                     metric[m][i, t], excess[m][i, t] = values[m][0], risks[m][0]
                 done += weights[i] / trials
@@ -289,7 +312,8 @@ def erm_sweep(dataset="synthetic", ns=DEFAULT_NS, epsilon=1.0, delta=1e-6, d=10,
     stats = finish(methods, metric, excess)
     return ErmSweep(dataset=dataset, task=task, axis="n", values=ns, methods=methods, epsilon=epsilon, delta=delta,
                     d=data_d, trials=trials, seed=seed, metric="rmse" if task == "regression" else "accuracy",
-                    R=R, inflate=inflate, values_per_trial={"metric": metric, "excess_risk": excess}, **stats)
+                    R=R, inflate=inflate, values_per_trial={"metric": metric, "excess_risk": excess},
+                    constant_mean=constant.mean(axis=1), **stats)
 
 
 def epsilon_sweep(dataset="diabetes", epsilons=DEFAULT_EPSILONS, delta=1e-5, trials=100, seed=0, methods=METHODS,
@@ -307,12 +331,14 @@ def epsilon_sweep(dataset="diabetes", epsilons=DEFAULT_EPSILONS, delta=1e-5, tri
     n_value = None if n is None else int(check_ns([n], dataset)[0])
     loss = loss_for(task, R)
     metric, excess = collect(methods, epsilons, trials)
+    constant = np.full(trials, np.nan)
     data_d, n_seen = d, n_value
     with threadpool_limits(limits=1):
         for t in range(trials):
             data = trial_data(dataset, loss, n_value, d, seed, t, task)
             data_d, n_seen = data.sums.d, data.sums.n
-            values, risks = run_trial(data, loss, methods, epsilons, delta, inflate, seed, n_seen, t)
+            values, risks, constant[t] = run_trial(data, loss, methods, epsilons, delta, inflate, seed, n_seen, t,
+                                                   INTERCEPT_COLUMN[dataset])
             for m in methods:
                 metric[m][:, t], excess[m][:, t] = values[m], risks[m]
             if progress is not None:
@@ -321,7 +347,8 @@ def epsilon_sweep(dataset="diabetes", epsilons=DEFAULT_EPSILONS, delta=1e-5, tri
     return ErmSweep(dataset=dataset, task=task, axis="epsilon", values=epsilons, methods=methods, epsilon=math.nan,
                     delta=delta, d=data_d, trials=trials, seed=seed,
                     metric="rmse" if task == "regression" else "accuracy",
-                    R=R, inflate=inflate, n=n_seen, values_per_trial={"metric": metric, "excess_risk": excess}, **stats)
+                    R=R, inflate=inflate, n=n_seen, values_per_trial={"metric": metric, "excess_risk": excess},
+                    constant_mean=np.full(len(epsilons), constant.mean()), **stats)
 
 
 @dataclass(frozen=True, eq=False)

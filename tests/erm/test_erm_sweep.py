@@ -148,3 +148,43 @@ def test_argument_errors():
         erm_sweep(ns=(500,), trials=0)
     with pytest.raises(ValueError, match="Unknown method"):
         erm_sweep(ns=(500,), methods=("lasso",))
+
+
+# ------------------------------------------------------------------ the constant predictor (features ignored)
+def test_constant_predictor_is_the_training_mean_and_the_majority_class():
+    from privlib.erm.datasets import INTERCEPT_COLUMN, census2000
+    from privlib.erm.losses import make_loss
+    from privlib.erm.sweep import constant_predictor
+
+    data = census2000(n=3000, seed=4)
+    loss = make_loss("squared")
+    w = constant_predictor(loss.sums(data.X_train, data.y_train), INTERCEPT_COLUMN["census2000"], loss.R)
+    assert np.count_nonzero(w) == 1  # only the intercept column is used
+    np.testing.assert_allclose(data.X_test @ w, data.y_train.mean(), rtol=1e-12, atol=1e-15)
+    labels = census2000(n=3000, seed=4, task="classification")
+    logistic = make_loss("logistic")
+    w = constant_predictor(logistic.sums(labels.X_train, labels.y_train), INTERCEPT_COLUMN["census2000"], 1.0)
+    majority = 1.0 if (labels.y_train > 0).mean() >= 0.5 else -1.0
+    assert np.all(np.sign(labels.X_test @ w) == majority)
+    # no intercept (synthetic): the constant predictor is 0
+    sums = make_loss("squared").sums(np.eye(3) * 0.5, np.array([0.2, -0.1, 0.4]))
+    np.testing.assert_array_equal(constant_predictor(sums, None, 1.0), np.zeros(3))
+
+
+def test_sweeps_report_the_constant_predictor():
+    from privlib.erm.datasets import census2000, diabetes
+
+    sweep = erm_sweep("census2000", ns=(500, 2000), epsilon=1.0, delta=1e-6, trials=3, seed=2,
+                      methods=("non_private",))
+    expected = [np.mean([math.sqrt(np.mean((census2000(n=n, seed=2 + t).y_test
+                                            - census2000(n=n, seed=2 + t).y_train.mean()) ** 2))
+                         for t in range(3)]) for n in (500, 2000)]
+    np.testing.assert_allclose(sweep.constant_mean, expected, rtol=1e-9)
+    assert sweep.to_dict()["points"][1]["constant_rmse"] == pytest.approx(expected[1], rel=1e-12)
+    assert sweep.to_csv().splitlines()[0].endswith(",constant_rmse")
+    # the non-private model beats the constant predictor on census (education and experience predict income)
+    assert np.all(sweep.mean["non_private"] < sweep.constant_mean)
+    by_eps = epsilon_sweep("diabetes", epsilons=(1.0, 10.0), delta=1e-5, trials=4, seed=0, methods=("non_private",))
+    assert by_eps.constant_mean[0] == by_eps.constant_mean[1]  # one value per split, whatever ε
+    assert by_eps.constant_mean[0] > by_eps.mean["non_private"][0]
+    assert diabetes(0).n == 354

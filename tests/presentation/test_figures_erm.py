@@ -189,3 +189,11 @@ def test_figures_import_only_privlib_erm_and_never_streamlit():
     privlib = {m for m in modules if m.startswith("privlib")}
     assert privlib and all(m.startswith("privlib.erm") for m in privlib), privlib
     assert not any(m.split(".")[0] == "streamlit" for m in modules)
+
+
+def test_metric_chart_draws_the_constant_predictor_of_the_sweep(sweep):
+    fig = F.sweep_metric_chart(sweep)
+    lines = [t for t in fig.data if t.name == F.CONSTANT_LABEL]
+    assert len(lines) == 1 and lines[0].line.dash == "dot"
+    np.testing.assert_array_equal(np.asarray(lines[0].y, dtype=float), sweep.constant_mean)
+    np.testing.assert_array_equal(np.asarray(lines[0].x, dtype=float), sweep.values.astype(float))

@@ -123,9 +123,13 @@ def _invalid_region(fig: go.Figure, lo: float, hi: float, text: str, top: bool =
 
 
 # ---------------------------------------------------------------- 1. test metric against n (or epsilon)
+#: The constant predictor's legend entry (the best model that ignores the features; non-private).
+CONSTANT_LABEL = "Constant predictor (no features, non-private)"
+
+
 def metric_vs_axis(values, curves: dict, metric: str = "rmse", axis: str = "n", chosen: float | None = None,
                    invalid_below: float | None = None, trials: int | None = None,
-                   title: str | None = None) -> go.Figure:
+                   title: str | None = None, constant=None) -> go.Figure:
     """The test metric (RMSE or accuracy) against n (or ε) on a log x axis: one line per method with a
     ± 1 SD band over the trials, as in the paper's Figs. 1–2.
 
@@ -133,9 +137,15 @@ def metric_vs_axis(values, curves: dict, metric: str = "rmse", axis: str = "n", 
     undefined, e.g. the safe input calibration at too small an n: nothing is drawn there). The
     non-private model is dashed black, the asymptotic match (no guarantee) dotted. ``chosen`` draws a
     dotted vertical line and an open marker on every curve where the grid has that value;
-    ``invalid_below`` shades the n range where the safe input calibration is invalid."""
+    ``invalid_below`` shades the n range where the safe input calibration is invalid. ``constant``: the
+    metric of the constant predictor over ``values`` (features ignored), drawn as a grey dotted line: a
+    model on the wrong side of it has learnt nothing usable."""
     x = _floats(values)
     fig = go.Figure()
+    if constant is not None:
+        fig.add_trace(go.Scatter(x=x, y=_floats(constant), mode="lines", name=CONSTANT_LABEL,
+                                 line=dict(color="#9e9e9e", width=1.5, dash="dot"),
+                                 hovertemplate=f"{CONSTANT_LABEL}: %{{y:.4f}}<extra></extra>"))
     name = METRIC_NAMES.get(metric, metric)
     over = f" over {trials} trials" if trials else ""
     drawn = []
@@ -439,7 +449,7 @@ def sweep_metric_chart(sweep, chosen: float | None = None, invalid_below: float 
                        title: str | None = None) -> go.Figure:
     """`metric_vs_axis` of an ``ErmSweep`` (its axis is n or ε)."""
     return metric_vs_axis(sweep.values, sweep_curves(sweep), metric=sweep.metric, axis=sweep.axis, chosen=chosen,
-                          invalid_below=invalid_below, trials=sweep.trials, title=title)
+                          invalid_below=invalid_below, trials=sweep.trials, title=title, constant=sweep.constant_mean)
 
 
 def sweep_excess_chart(sweep, chosen: float | None = None, title: str | None = None) -> go.Figure:
