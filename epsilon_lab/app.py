@@ -37,6 +37,7 @@ SECTIONS = {
 
 def main() -> None:
     """Run the app once (Streamlit reruns the main script on every interaction)."""
+    ui.preload()  # the first word-level page's embedding loads in the background from now on
     st.set_page_config(page_title="Epsilon Lab", page_icon="ε", layout="wide")
     # Absolute paths (ui.PAGES): the same pages, URL paths and page identities whichever script
     # Streamlit runs, this one or a checkout's app.py.

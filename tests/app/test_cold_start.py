@@ -1,0 +1,82 @@
+"""Cold start: the default embedding loads in a background thread from the app's start, and is the
+very space the word-level pages then use (bench/bench_cold_start.py times it in the browser)."""
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from epsilon_lab import ui
+
+APP = str(Path(__file__).resolve().parents[2] / "epsilon_lab" / "app.py")
+
+
+@pytest.fixture
+def recorded_load(monkeypatch):
+    """ui.DEFAULT_GLOVE replaced by a load that records the thread it runs in and waits to be released."""
+    calls, release = [], threading.Event()
+
+    def load():
+        calls.append(threading.current_thread().name)
+        release.wait(10)
+        return "the space"
+
+    monkeypatch.setattr(ui, "DEFAULT_GLOVE", ui.BackgroundLoad(load, name="test-load-glove"))
+    monkeypatch.setattr(ui, "PAGE_IMPORTS", ui.BackgroundLoad(lambda: (), name="test-page-imports"))
+    yield calls, release
+    release.set()
+
+
+def test_the_app_starts_loading_the_default_embedding_in_the_background(recorded_load):
+    calls, release = recorded_load
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()  # the overview: it needs no embedding, and does not wait for one
+    assert not at.exception
+    assert ui.DEFAULT_GLOVE.started and ui.PAGE_IMPORTS.started
+    deadline = time.monotonic() + 10
+    while not calls and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert calls == ["test-load-glove"]  # one load, in its own thread: the page ran on while it loads
+    assert not ui.DEFAULT_GLOVE.future.done()
+    release.set()
+    assert ui.DEFAULT_GLOVE.result() == "the space" and calls == ["test-load-glove"]
+
+
+def test_background_load_runs_once_for_concurrent_callers_and_retries_after_a_failure():
+    attempts = []
+    gate = threading.Event()
+
+    def compute():
+        attempts.append(1)
+        gate.wait(10)
+        if len(attempts) == 1:
+            raise ValueError("package missing")
+        return object()
+
+    load = ui.BackgroundLoad(compute, name="test-load")
+    results, errors = [], []
+
+    def caller():
+        try:
+            results.append(load.result())
+        except ValueError as exc:
+            errors.append(str(exc))
+
+    callers = [threading.Thread(target=caller) for _ in range(4)]
+    for t in callers:
+        t.start()
+    time.sleep(0.05)
+    gate.set()
+    for t in callers:
+        t.join(10)
+    assert len(attempts) == 1 and errors == ["package missing"] * 4  # one computation, its error for all
+    value = load.result()  # the next caller tries again
+    assert len(attempts) == 2 and load.result() is value and len(attempts) == 2
+
+
+def test_the_built_in_space_is_the_background_loaded_one():
+    ui.preload()
+    space = ui.DEFAULT_GLOVE.result()
+    assert ui.glove_space(None) is space
+    assert len(space) == 400_000 and "exact_search" in vars(space)  # its search was built in the background
