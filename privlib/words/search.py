@@ -7,60 +7,186 @@ is measured with `nearest_recall`, never assumed.
 """
 from __future__ import annotations
 
+import itertools
 import os
 import tempfile
+import threading
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 from privlib.core.noise import laplace_noise
 from privlib.core.validation import as_generator, check_epsilon, check_positive_int
 
-# Block sizes measured on a 2-core Xeon (bench/bench_nearest.py): a (1000 x 4096) float32
-# score block is 16 MB, small enough to stay cheap to reduce, large enough for BLAS to be efficient.
+# Block sizes measured on the 2-core AMD EPYC (single-threaded CPU time of the block minima of 1,000
+# queries): a (1024 words x 1000 queries) float32 score block is 4 MB and is reduced while still in
+# the cache; 4096-word blocks (16 MB) took about 25 % more CPU per query, 256-512 words no less.
 QUERY_BLOCK = 1000
-WORD_BLOCK = 4096
+WORD_BLOCK = 1024
+#: Step 2 of `ExactSearch.nearest` scores (query, candidate block) pairs this many at a time (8 MB).
+SETTLE_PAIRS = 2048
 _UNIT_ROUNDOFF32 = 2.0**-24
 #: Beyond this a float32 score could overflow (max float32 is 3.4e38).
 MAX_COORDINATE = 1e30
 
 
 def _threads() -> int:
-    return max(1, min(os.cpu_count() or 1, 8))
+    try:
+        cores = len(os.sched_getaffinity(0))  # the cores this process may run on (containers, taskset)
+    except AttributeError:  # pragma: no cover - not on Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, 8))
+
+
+class SearchWorkers:
+    """The process-wide worker threads of every search, and the single-threaded BLAS they need.
+
+    Why one pool for the process: the app serves many sessions from threads that share one space.
+    A pool per call (the former design) put 2 x users scanning threads on 2 cores, each with its
+    own 16 MB score block; one pool of `_threads()` workers keeps the number of scanning threads
+    equal to the number of cores, and its FIFO queue finishes calls in the order they came
+    (with 10 equal interactions the first is done after 1/10 of the total, not all at the end).
+
+    Why a counted BLAS limit: the workers must run a single-threaded BLAS (a 2-thread one ran the
+    same products about 5x slower on a busy machine, from one calling thread or from several), but OpenBLAS's
+    thread count is process-wide. Per-call ``threadpool_limits`` blocks from concurrent calls
+    interleave their save/restore: one call restores 2 threads while another is scanning, and the
+    last to leave restores the 1 it saw, leaving the whole process single-threaded. Here the limit
+    is set when the first search starts and restored when the last one ends, under one lock.
+    threadpoolctl >= 3.8 lets only the thread that made the last change change it again, so the
+    control is released after each change (the first and last searches are on different threads).
+    """
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._executor = None
+        self._controller = None
+        self._limiter = None
+        self._active = 0
+        self._local = threading.local()
+
+    def reset_after_fork(self) -> None:
+        """A forked child has none of the parent's threads: start again from nothing."""
+        self.__init__()
+
+    @staticmethod
+    def _release_blas_control() -> None:
+        try:
+            from threadpoolctl import OpenBLASController
+        except ImportError:  # pragma: no cover - threadpoolctl < 3
+            return
+        clear = getattr(OpenBLASController, "clear_controlling_thread", None)  # threadpoolctl >= 3.8
+        if clear is not None:
+            clear(force=True)
+
+    @contextmanager
+    def single_threaded_blas(self):
+        """BLAS limited to one thread from the first concurrent search's start to the last one's end."""
+        with self._lock:
+            if self._active == 0:
+                from threadpoolctl import ThreadpoolController
+
+                if self._controller is None:
+                    self._controller = ThreadpoolController()
+                self._release_blas_control()
+                self._limiter = self._controller.limit(limits=1, user_api="blas")
+                self._release_blas_control()
+            self._active += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._active -= 1
+                if self._active == 0:
+                    self._release_blas_control()
+                    self._limiter.restore_original_limits()
+                    self._release_blas_control()
+                    self._limiter = None
+
+    def _mark_worker(self) -> None:
+        self._local.worker = True
+
+    def run(self, tasks) -> list:
+        """Results of the callables ``tasks`` (no arguments), in order, computed on the workers
+        with a single-threaded BLAS. From a worker itself they run inline: a worker waiting for
+        the queue it serves could deadlock it."""
+        if getattr(self._local, "worker", False):
+            return [task() for task in tasks]
+        with self._lock:
+            if self._executor is None:
+                self._executor = ThreadPoolExecutor(_threads(), thread_name_prefix="privlib-search",
+                                                    initializer=self._mark_worker)
+            executor = self._executor
+        with self.single_threaded_blas():
+            futures = [executor.submit(task) for task in tasks]
+            return [f.result() for f in futures]
+
+
+SEARCH_WORKERS = SearchWorkers()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=SEARCH_WORKERS.reset_after_fork)
 
 
 def _over_query_blocks(m: int, scan) -> None:
     """Call ``scan(slice)`` over m queries cut into one block per thread (at most QUERY_BLOCK
-    each), on all cores, each thread with a single-threaded BLAS (25-40 % faster here than one
-    thread with a multi-threaded BLAS); one block runs in this thread."""
+    each), on the shared workers, each with a single-threaded BLAS (25-40 % faster than one thread
+    with a multi-threaded BLAS on a quiet machine, several times faster on a busy one)."""
     chunk = max(1, min(QUERY_BLOCK, -(-m // _threads())))
-    starts = range(0, m, chunk)
-    if len(starts) == 1:
-        scan(slice(0, m))
-        return
-    with threadpool_limits(1, user_api="blas"), ThreadPoolExecutor(_threads()) as pool:
-        list(pool.map(lambda s: scan(slice(s, s + chunk)), starts))
+    SEARCH_WORKERS.run([lambda s=s: scan(slice(s, s + chunk)) for s in range(0, m, chunk)])
+
+
+def _round_up32(values) -> np.ndarray:
+    """float32 limits rounded up past any rounding of the sum that made them (a limit must not
+    exclude a score equal to it)."""
+    return np.nextafter(np.asarray(values, dtype=np.float64).astype(np.float32), np.float32(np.inf))
+
+
+def _query_chunks(m: int) -> list[slice]:
+    """Query chunks of at most QUERY_BLOCK, in a multiple of the worker count (so that e.g. 2,500
+    queries on 2 workers run as 4 x 625, not 1000 + 1000 + 500)."""
+    threads = _threads()
+    n = -(-m // QUERY_BLOCK)
+    n = -(-n // threads) * threads
+    size = -(-m // n)
+    return [slice(s, min(s + size, m)) for s in range(0, m, size)]
 
 
 class ExactSearch:
     """Exact Euclidean nearest neighbour of many query points, with bounded memory.
 
-    Method (the "norm trick" with a fused arg-min): for a query q the nearest word minimises
-    s(x) = ||x||^2 - 2<q, x> (||q||^2 is common to all x). Rows are augmented once to
-    [x, ||x||^2] and queries to [-2q, 1], so one float32 matrix product per block gives s directly;
-    each block is reduced at once to the smallest and second-smallest score per query, so no
-    score matrix larger than one (QUERY_BLOCK x WORD_BLOCK) block ever exists. Query blocks run
-    on all cores, each thread with a single-threaded BLAS.
+    Scores (the "norm trick"): for a query q the nearest word minimises s(x) = ||x||^2 - 2<q, x>
+    (||q||^2 is common to all x). Rows are augmented once to [x, ||x||^2] and queries to [-2q, 1],
+    so one float32 matrix product per block of words gives s directly. Every float32 score is
+    within tau(q) = (n + 4) u (2||q|| X + X^2) of its exact value (u = 2^-24, X = the largest word
+    norm; the standard dot-product rounding bound with input rounding), whatever the blocking.
 
-    Exactness: the float32 score of every word is within tau(q) = (n + 4) u (2||q|| X + X^2)
-    of its exact value (u = 2^-24, X = the largest word norm; the standard dot-product rounding
-    bound with input rounding). When the second-best float32 score is within 2 tau of the best,
-    the answer could differ from exact arithmetic, so every word within 2 tau is re-scored in
-    float64 as sum((x - q)^2) — the same formula as a float64 brute-force search — and the
-    smallest wins (lowest index on ties). Large noise (small epsilon) raises tau; the re-score
-    keeps the answer exact.
+    1. Block minima (the bulk of the work): for every query and every block of WORD_BLOCK words,
+       only the smallest float32 score. The product is taken as (words x queries), where the
+       minimum over words is a cheap column reduction, and no index is tracked.
+    2. Settling: with b = the smallest block minimum, the exact nearest word x° has
+       s(x°) <= b + tau, so its float32 score is <= b + 2 tau: only the blocks whose minimum is
+       within 2 tau of b can hold it (usually one block). Those blocks are scored again for this
+       query, giving the smallest score v (word a) and the second smallest v2 among them. When
+       v2 > v + 2 tau, a is the exact answer (every other word is further by more than the
+       rounding can hide, in or outside the candidate blocks).
+    3. Otherwise (a near tie, or an exact one: duplicate vectors) every word of the candidate
+       blocks whose float32 score is within 2 tau of v is re-scored in float64 as sum((x - q)^2) —
+       the same formula as a float64 brute-force search — and the smallest wins (lowest index on
+       ties). Large noise (small epsilon) raises tau; the re-score keeps the answer exact.
+
+    Why this shape: the former re-score scanned the whole vocabulary again for a call's few
+    ambiguous queries, in the calling thread, where OpenBLAS split each of its small products over
+    2 threads once there were 3 or more such queries: 0.44 s for 3 queries on a busy machine (0.14 s
+    single-threaded), on top of ~2 s for 2,000 queries. Random vocabulary words (mostly rare words,
+    in the crowded centre of the embedding) gave 3 or more near ties in 5 of 12 calls of 2,000
+    queries at epsilon = 10, 'king' never; hence random words ran 1.5-1.8x slower. Now a re-score
+    touches only the candidate blocks, single-threaded, and a pass keeps one minimum per block
+    instead of the best, second best and arg-min of every 16 MB score block. Small batches (at most
+    QUERY_BLOCK queries) split the vocabulary between the workers instead of the queries, so each
+    word block is read once per call, not once per worker. Work runs on the process-wide workers
+    (`SearchWorkers`), with BLAS single-threaded for the whole call.
     """
 
     def __init__(self, space):
@@ -98,40 +224,138 @@ class ExactSearch:
         m = q.shape[0]
         if m == 0:
             return np.empty(0, dtype=np.int64)
-        best, second, arg = self._first_pass(queries)
-        q_norm = np.sqrt(np.einsum("ij,ij->i", q, q))
-        tau = self.score_error_bound(q_norm)
-        ambiguous = np.flatnonzero(second.astype(np.float64) <= best.astype(np.float64) + 2.0 * tau)
-        if ambiguous.size:
-            arg[ambiguous] = self._rescore(q[ambiguous], queries[ambiguous], best[ambiguous] + 2.0 * tau[ambiguous])
+        tau = self.score_error_bound(np.sqrt(np.einsum("ij,ij->i", q, q)))
+        # the whole call, also the parts in this thread (a few queries' products in steps 2 and 3
+        # would otherwise be split over BLAS threads: 0.44 s instead of 0.14 s for 3 queries on a
+        # busy machine with the former full-vocabulary re-score)
+        with SEARCH_WORKERS.single_threaded_blas():
+            arg = self._nearest(q, queries, tau)
         return arg[0] if single else arg
 
-    # -- pass 1: best and second-best float32 score per query
-    def _first_pass(self, queries):
+    def _nearest(self, q, queries, tau) -> np.ndarray:
+        m = q.shape[0]
+        arg = np.empty(m, dtype=np.int64)
+        if m <= QUERY_BLOCK:
+            # one chunk of queries: the workers share the word blocks, this thread settles
+            n_blocks = -(-self._augmented.shape[0] // WORD_BLOCK)
+            minima = np.empty((n_blocks, m), dtype=np.float32)
+            parts = min(_threads(), n_blocks)
+            edges = [n_blocks * k // parts for k in range(parts + 1)]
+            q_t = np.ascontiguousarray(queries.T)
+            SEARCH_WORKERS.run([lambda a=a, b=b: self._block_minima(q_t, minima[a:b], a)
+                          for a, b in itertools.pairwise(edges)])
+            settled = [(0, self._settle(queries, minima, tau))]
+        else:
+            chunks = _query_chunks(m)
+            settled = zip((c.start for c in chunks),
+                          SEARCH_WORKERS.run([lambda c=c: self._search_chunk(queries[c], tau[c]) for c in chunks]))
+        ambiguous, limits, candidate_blocks = [], [], []
+        for offset, (found, amb, lim, cand) in settled:
+            arg[offset:offset + found.size] = found
+            ambiguous.append(amb + offset)
+            limits.append(lim)
+            candidate_blocks.append(cand)
+        ambiguous = np.concatenate(ambiguous)
+        if ambiguous.size:
+            arg[ambiguous] = self._rescore(q[ambiguous], queries[ambiguous], np.concatenate(limits),
+                                           np.concatenate(candidate_blocks, axis=1))
+        return arg
+
+    # -- step 1: the smallest float32 score of each word block, per query
+    def _block_minima(self, queries_t, minima, first_block: int) -> None:
+        """Fill ``minima`` (blocks x queries, a view) from block ``first_block`` on; ``queries_t``
+        holds the augmented queries as columns (a (words x queries) product per block)."""
+        augmented = self._augmented
+        out = np.empty((WORD_BLOCK, queries_t.shape[1]), dtype=np.float32)
+        for k in range(minima.shape[0]):
+            start = (first_block + k) * WORD_BLOCK
+            block = augmented[start:start + WORD_BLOCK]
+            scores = np.matmul(block, queries_t, out=out[: block.shape[0]])
+            np.min(scores, axis=0, out=minima[k])
+
+    def _search_chunk(self, queries, tau):
+        """Steps 1 and 2 for one chunk of queries over the whole vocabulary (one worker's task)."""
+        n_blocks = -(-self._augmented.shape[0] // WORD_BLOCK)
+        minima = np.empty((n_blocks, queries.shape[0]), dtype=np.float32)
+        self._block_minima(np.ascontiguousarray(queries.T), minima, 0)
+        return self._settle(queries, minima, tau)
+
+    # -- step 2: settle each query in its candidate blocks
+    def _settle(self, queries, minima, tau):
+        """(answer per query, positions of the ambiguous queries, their float64 limits v + 2 tau,
+        their candidate-block masks (blocks x ambiguous)) from the block minima (blocks x queries).
+
+        Candidate blocks of a query: minimum <= b + 2 tau (b = its smallest block minimum). They
+        are scored again block by block, for all queries that need the block at once."""
         m = queries.shape[0]
-        best = np.full(m, np.inf, dtype=np.float32)
-        second = np.full(m, np.inf, dtype=np.float32)
-        arg = np.zeros(m, dtype=np.int64)
-        _over_query_blocks(m, lambda sl: self._scan(queries[sl], best[sl], second[sl], arg[sl]))
-        return best, second, arg
-
-    def _scan(self, queries, best, second, arg):
-        """Fill best/second/arg (views) for one block of queries, word block by word block."""
-        rows = np.arange(queries.shape[0])
-        out = np.empty((queries.shape[0], WORD_BLOCK), dtype=np.float32)
-        for start in range(0, self._augmented.shape[0], WORD_BLOCK):
-            block = self._augmented[start:start + WORD_BLOCK]
-            scores = np.matmul(queries, block.T, out=out[:, : block.shape[0]])
+        best = minima.min(axis=0)
+        need = minima <= _round_up32(best.astype(np.float64) + 2.0 * tau)  # (blocks, queries)
+        blocks, owners = np.nonzero(need)  # sorted by block, then query: one product per block
+        v1 = np.empty(blocks.size, dtype=np.float32)
+        v2 = np.empty(blocks.size, dtype=np.float32)
+        i1 = np.empty(blocks.size, dtype=np.int64)
+        for p0 in range(0, blocks.size, SETTLE_PAIRS):  # bounded memory: SETTLE_PAIRS score rows at a time
+            p1 = min(p0 + SETTLE_PAIRS, blocks.size)
+            b, pair_queries = blocks[p0:p1], queries[owners[p0:p1]]
+            scores = np.full((p1 - p0, WORD_BLOCK), np.inf, dtype=np.float32)  # a short last block stays inf
+            bounds = np.flatnonzero(np.diff(b)) + 1
+            for lo, hi in zip(np.concatenate([[0], bounds]), np.concatenate([bounds, [b.size]])):
+                start = int(b[lo]) * WORD_BLOCK
+                block = self._augmented[start:start + WORD_BLOCK]
+                # (words x queries) then transposed: about twice as fast as (queries x words) for a few queries
+                scores[lo:hi, : block.shape[0]] = (block @ pair_queries[lo:hi].T).T
+            rows = np.arange(p1 - p0)
             i = scores.argmin(axis=1)
-            v = scores[rows, i]
+            v1[p0:p1] = scores[rows, i]
+            i1[p0:p1] = i + b * WORD_BLOCK
             scores[rows, i] = np.inf
-            v2 = scores.min(axis=1) if block.shape[0] > 1 else np.full_like(v, np.inf)
-            better = v < best  # strict: on equal float32 scores the lower index stays
-            second[:] = np.where(better, np.minimum(best, v2), np.minimum(second, v))
-            best[better] = v[better]
-            arg[better] = i[better] + start
+            v2[p0:p1] = scores.min(axis=1)  # inf for a one-word block
+        # per query: its pair (block) with the smallest score, then the next pair of the same query
+        order = np.lexsort((i1, v1, owners))
+        first = np.ones(order.size, dtype=bool)
+        first[1:] = owners[order[1:]] != owners[order[:-1]]
+        heads = np.flatnonzero(first)  # one per query, in query order (its best block always qualifies)
+        win = order[heads]
+        value, found = v1[win], i1[win]
+        second = v2[win]
+        nxt = heads + 1
+        more = nxt < order.size
+        more[more] = ~first[nxt[more]]
+        second[more] = np.minimum(second[more], v1[order[nxt[more]]])
+        ambiguous = np.flatnonzero(second.astype(np.float64) <= value.astype(np.float64) + 2.0 * tau)
+        assert heads.size == m
+        return found, ambiguous, value[ambiguous].astype(np.float64) + 2.0 * tau[ambiguous], need[:, ambiguous]
 
-    # -- pass 2: float64 re-score of every word whose float32 score is within the bound
+    # -- step 3: float64 re-score of every candidate-block word whose float32 score is within the bound
+    def _rescore(self, q64, queries, limits, candidate_blocks):
+        """The float64 nearest among the words of each query's candidate blocks (a column of
+        ``candidate_blocks``) whose float32 score is at most its limit; ties: lowest row."""
+        vectors = self.space.vectors
+        found = np.empty(q64.shape[0], dtype=np.int64)
+        for j0 in range(0, q64.shape[0], QUERY_BLOCK):
+            lim = _round_up32(limits[j0:j0 + QUERY_BLOCK])
+            blocks, owners = np.nonzero(candidate_blocks[:, j0:j0 + QUERY_BLOCK])
+            bounds = np.flatnonzero(np.diff(blocks)) + 1
+            cand_q, cand_x = [], []
+            for lo, hi in zip(np.concatenate([[0], bounds]), np.concatenate([bounds, [blocks.size]])):
+                start = int(blocks[lo]) * WORD_BLOCK
+                mine = owners[lo:hi]
+                scores = queries[j0 + mine] @ self._augmented[start:start + WORD_BLOCK].T
+                r, c = np.nonzero(scores <= lim[mine, None])
+                cand_q.append(mine[r])
+                cand_x.append(c + start)
+            cq = np.concatenate(cand_q)
+            cx = np.concatenate(cand_x)
+            diff = vectors[cx].astype(np.float64) - q64[j0 + cq]
+            d = np.einsum("ij,ij->i", diff, diff)
+            order = np.lexsort((cx, d, cq))  # by query, then distance, then index
+            cq, cx = cq[order], cx[order]
+            head = np.ones(order.size, dtype=bool)
+            head[1:] = cq[1:] != cq[:-1]
+            found[j0 + cq[head]] = cx[head]
+        return found
+
+    # -- the full-vocabulary re-score of `nearest_two`
     def _ranked_candidates(self, q64, queries, limits):
         """For blocks of queries: (offset, query, word) of every word whose float32 score is at
         most ``limits``, sorted by query, then float64 distance sum((x - q)^2), then row; and a
@@ -139,8 +363,7 @@ class ExactSearch:
         vectors = self.space.vectors
         for j0 in range(0, q64.shape[0], QUERY_BLOCK):
             qb = queries[j0:j0 + QUERY_BLOCK]
-            lim = limits[j0:j0 + QUERY_BLOCK].astype(np.float32)
-            lim = np.nextafter(lim, np.float32(np.inf))  # include scores equal to the limit
+            lim = _round_up32(limits[j0:j0 + QUERY_BLOCK])
             cand_q, cand_x = [], []
             for start in range(0, vectors.shape[0], WORD_BLOCK):
                 scores = qb @ self._augmented[start:start + WORD_BLOCK].T
@@ -156,13 +379,6 @@ class ExactSearch:
             head = np.ones(order.size, dtype=bool)
             head[1:] = cq[1:] != cq[:-1]
             yield j0, cq, cx, head
-
-    def _rescore(self, q64, queries, limits):
-        found = np.empty(q64.shape[0], dtype=np.int64)
-        for j0, cq, cx, head in self._ranked_candidates(q64, queries, limits):
-            found[j0 + cq[head]] = cx[head]
-        return found
-
 
     # -- first and second nearest (the Vickrey mechanism's pair)
     def nearest_two(self, points) -> tuple[np.ndarray, np.ndarray]:
@@ -186,15 +402,16 @@ class ExactSearch:
         m = q.shape[0]
         if m == 0:
             return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
-        best, second, third, arg1, arg2 = self._first_pass_two(queries)
-        q_norm = np.sqrt(np.einsum("ij,ij->i", q, q))
-        tau = self.score_error_bound(q_norm)
-        b1, b2, b3 = (v.astype(np.float64) for v in (best, second, third))
-        ambiguous = np.flatnonzero((b2 <= b1 + 2.0 * tau) | (b3 <= b2 + 2.0 * tau))
-        if ambiguous.size:
-            f, s = self._rescore_two(q[ambiguous], queries[ambiguous], b2[ambiguous] + 2.0 * tau[ambiguous])
-            arg1[ambiguous] = f
-            arg2[ambiguous] = s
+        with SEARCH_WORKERS.single_threaded_blas():  # also for the re-score in this thread (see `nearest`)
+            best, second, third, arg1, arg2 = self._first_pass_two(queries)
+            q_norm = np.sqrt(np.einsum("ij,ij->i", q, q))
+            tau = self.score_error_bound(q_norm)
+            b1, b2, b3 = (v.astype(np.float64) for v in (best, second, third))
+            ambiguous = np.flatnonzero((b2 <= b1 + 2.0 * tau) | (b3 <= b2 + 2.0 * tau))
+            if ambiguous.size:
+                f, s = self._rescore_two(q[ambiguous], queries[ambiguous], b2[ambiguous] + 2.0 * tau[ambiguous])
+                arg1[ambiguous] = f
+                arg2[ambiguous] = s
         return (arg1[0], arg2[0]) if single else (arg1, arg2)
 
     def _checked_queries(self, points):
@@ -220,7 +437,8 @@ class ExactSearch:
         best, second, third = (np.full(m, np.inf, dtype=np.float32) for _ in range(3))
         arg1 = np.zeros(m, dtype=np.int64)
         arg2 = np.zeros(m, dtype=np.int64)
-        _over_query_blocks(m, lambda sl: self._scan_two(queries[sl], best[sl], second[sl], third[sl], arg1[sl], arg2[sl]))
+        _over_query_blocks(
+            m, lambda sl: self._scan_two(queries[sl], best[sl], second[sl], third[sl], arg1[sl], arg2[sl]))
         return best, second, third, arg1, arg2
 
     def _scan_two(self, queries, best, second, third, arg1, arg2):

@@ -12,6 +12,7 @@ from hypothesis.extra import numpy as hnp
 import privlib.words.search as search_module
 from privlib.core.noise import laplace_noise
 from privlib.words.embeddings import EmbeddingSpace
+from privlib.words.mechanisms import MultivariateLaplace
 from privlib.words.search import AnnoySearch, ExactSearch, nearest_recall
 
 
@@ -113,9 +114,9 @@ def rescore_calls(monkeypatch):
     calls = []
     original = ExactSearch._rescore
 
-    def spy(self, q64, queries, limits):
+    def spy(self, q64, *rest):
         calls.append(q64.shape[0])
-        return original(self, q64, queries, limits)
+        return original(self, q64, *rest)
 
     monkeypatch.setattr(ExactSearch, "_rescore", spy)
     return calls
@@ -200,6 +201,95 @@ def test_glove_near_ties_under_large_noise(brute_force, glove_small, epsilon, re
         (v32 * v32).sum(axis=1)[None, :] - 2.0 * (queries.astype(np.float32) @ v32.T), axis=1
     )
     assert np.any(naive != expected)
+
+
+# ----------------------------------------------------------------------------- workloads, batching, threads
+def _random_word_queries(space, n_words, epsilon, seed):
+    """The random-word workload of the sweeps: one noisy copy of each of ``n_words`` words drawn
+    from the whole vocabulary, drawn as `MultivariateLaplace.sample_many` draws them."""
+    rng = np.random.default_rng(seed)
+    rows = np.sort(rng.choice(len(space), n_words, replace=False))
+    return rows, space.vectors[rows].astype(np.float64) + laplace_noise(space.dim, epsilon, rows.size, seed + 1)
+
+
+@pytest.mark.parametrize("epsilon", [2.0, 10.0])
+def test_glove_random_word_workload_matches_brute_force(brute_force, glove, epsilon):
+    # the workload that used to be ~2x slower than one repeated word (each call re-scanned the
+    # whole vocabulary for its few near-tie queries); the sample_many path and the search agree
+    rows, queries = _random_word_queries(glove, 120, epsilon, seed=int(epsilon))
+    expected = brute_force(glove.vectors, queries)
+    np.testing.assert_array_equal(glove.nearest(queries), expected)
+    outputs = MultivariateLaplace().sample_many(glove, rows, epsilon, rng=np.random.default_rng(int(epsilon) + 1))
+    np.testing.assert_array_equal(outputs, expected)
+
+
+def test_glove_small_random_word_workload_in_large_batches_matches_brute_force(brute_force, glove_small):
+    # 2,500 queries: more than QUERY_BLOCK, so the query chunks run on the workers (4 x 625)
+    _, queries = _random_word_queries(glove_small, 2500, 10.0, seed=3)
+    np.testing.assert_array_equal(glove_small.nearest(queries), brute_force(glove_small.vectors, queries))
+
+
+def test_batch_sizes_do_not_change_the_answer(brute_force, glove_small):
+    # one call (query chunks on the workers), calls of 7 (word blocks shared by the workers), one by one
+    _, queries = _random_word_queries(glove_small, 1200, 5.0, seed=8)
+    expected = brute_force(glove_small.vectors, queries)
+    np.testing.assert_array_equal(glove_small.nearest(queries), expected)
+    np.testing.assert_array_equal(np.concatenate([glove_small.nearest(queries[a:a + 7]) for a in range(0, 140, 7)]),
+                                  expected[:140])
+    np.testing.assert_array_equal([glove_small.nearest(q) for q in queries[:20]], expected[:20])
+
+
+def test_settling_in_small_pieces_gives_the_same_answer(monkeypatch, brute_force, integer_space):
+    # candidate (query, block) pairs scored a few at a time, blocks of a few words, ties everywhere
+    monkeypatch.setattr(search_module, "SETTLE_PAIRS", 3)
+    monkeypatch.setattr(search_module, "WORD_BLOCK", 5)
+    rng = np.random.default_rng(12)
+    queries = rng.integers(-8, 9, size=(300, 3)) / 2.0
+    expected = brute_force(integer_space.vectors, queries)
+    np.testing.assert_array_equal(ExactSearch(integer_space).nearest(queries), expected)
+
+
+def _blas_threads():
+    from threadpoolctl import threadpool_info
+
+    return [i["num_threads"] for i in threadpool_info() if i.get("user_api") == "blas"]
+
+
+def test_concurrent_searches_are_exact_and_leave_blas_as_it_was(brute_force, glove_small):
+    # Streamlit sessions are threads sharing one space: concurrent calls must give each caller its
+    # own exact answers, and the process's BLAS thread count must be restored when the last ends
+    # (per-call threadpool_limits from concurrent calls used to leave it at 1)
+    from concurrent.futures import ThreadPoolExecutor
+
+    _, queries = _random_word_queries(glove_small, 1600, 10.0, seed=5)
+    expected = brute_force(glove_small.vectors, queries)
+    sizes = [1, 7, 200, 1600] * 2
+    before = _blas_threads()
+    with ThreadPoolExecutor(len(sizes)) as sessions:
+        found = list(sessions.map(lambda n: [glove_small.nearest(queries[:n]) for _ in range(2)], sizes))
+    for n, outs in zip(sizes, found):
+        for out in outs:
+            np.testing.assert_array_equal(out, expected[:n])
+    assert _blas_threads() == before
+
+
+def test_blas_is_single_threaded_only_while_a_search_runs(glove_small):
+    workers = search_module.SEARCH_WORKERS
+    before = _blas_threads()
+    with workers.single_threaded_blas():
+        assert set(_blas_threads()) == {1}
+        with workers.single_threaded_blas():  # nested (a search inside a search's caller)
+            glove_small.nearest(glove_small.vectors[:10])
+        assert set(_blas_threads()) == {1}
+    assert _blas_threads() == before
+
+
+def test_a_search_from_a_worker_runs_inline(glove_small):
+    # a worker waiting on the queue it serves could deadlock: nested calls run in the worker itself
+    points = glove_small.vectors[:30].astype(np.float64) + 0.01
+    inner = search_module.SEARCH_WORKERS.run([lambda: glove_small.nearest(points) for _ in range(4)])
+    for out in inner:
+        np.testing.assert_array_equal(out, glove_small.nearest(points))
 
 
 # ----------------------------------------------------------------------------- design and errors
