@@ -1,6 +1,6 @@
 """What every topic's commands share: the `Command` record, one-line errors (exit code 2), the
-``--json`` output, progress on stderr, ``--epsilon`` / ``--seed`` / ``key=value`` parsing and quiet
-broken pipes.
+``--json`` output, progress on stderr, refusing work estimated above about a minute
+(``--allow-long``), ``--epsilon`` / ``--seed`` / ``key=value`` parsing and quiet broken pipes.
 
 Nothing here knows a topic: a topic's module (``privlib.cli.words``, …) builds its commands from
 these pieces, and ``privlib.cli`` runs them.
@@ -10,8 +10,10 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
 import os
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -98,21 +100,126 @@ def quiet_broken_pipe():
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115  (stays open: the interpreter flushes it at exit)
 
 
-def progress(fraction: float, message: str) -> None:
-    """A progress bar on stderr (stdout stays parseable)."""
-    width = 30
-    filled = round(width * fraction)
-    sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {fraction:6.1%} {message[:50]:<50}")
-    if fraction >= 1:
-        sys.stderr.write("\n")
-    sys.stderr.flush()
+def duration(seconds: float) -> str:
+    """A duration for people: "45 s", "17 min", "3.2 h"."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 2 * 3600:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
 
 
-def terminal_progress(show: bool | None = None):
-    """`progress` when ``show`` is true, or (``show`` = None) when stderr is a terminal; else None."""
+def clock(seconds: float) -> str:
+    """m:ss, or h:mm:ss from an hour on."""
+    whole = max(0, round(seconds))
+    hours, rest = divmod(whole, 3600)
+    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60}:{rest % 60:02d}"
+
+
+class Progress:
+    """``progress(fraction, message)`` for the library's long computations, on stderr (stdout stays
+    parseable): on a terminal a bar redrawn in place at most `REDRAWS_PER_SECOND` times a second,
+    elsewhere (a log, a pipe) a plain line every `LINE_SECONDS`; both with the percentage and the
+    time left, from the pace so far (before any progress: from ``estimate``, in seconds), and
+    once done the time taken. The first call, and the first at 100 %, are always shown."""
+
+    REDRAWS_PER_SECOND = 4
+    LINE_SECONDS = 10.0
+    WIDTH = 30
+
+    def __init__(self, estimate: float | None = None, terminal: bool | None = None, stream=None, timer=time.monotonic):
+        self.stream = stream if stream is not None else sys.stderr
+        self.terminal = self.stream.isatty() if terminal is None else terminal
+        self.estimate = estimate
+        self.timer = timer
+        self.start = timer()
+        self.shown = None  # when the last update was written (None: never)
+        self.done = False
+
+    def left(self, fraction: float, elapsed: float) -> str:
+        if fraction >= 1:
+            return f"took {clock(elapsed)}"
+        if fraction > 0 and elapsed >= 1:
+            return f"{clock(elapsed * (1 - fraction) / fraction)} left"
+        if self.estimate is not None:
+            return f"~{clock(max(self.estimate - elapsed, 0))} left"
+        return "time left ?"
+
+    def __call__(self, fraction: float, message: str) -> None:
+        if self.done:
+            return
+        fraction = min(max(float(fraction), 0.0), 1.0)
+        now = self.timer()
+        gap = 1 / self.REDRAWS_PER_SECOND if self.terminal else self.LINE_SECONDS
+        if fraction < 1 and self.shown is not None and now - self.shown < gap:
+            return
+        self.shown, self.done = now, fraction >= 1
+        status = f"{fraction:6.1%} {self.left(fraction, now - self.start):>15}  {message[:50]}"
+        if self.terminal:
+            filled = round(self.WIDTH * fraction)
+            self.stream.write(f"\r[{'#' * filled}{'.' * (self.WIDTH - filled)}] {status:<75}" + ("\n" if self.done else ""))
+        else:
+            self.stream.write(f"progress {status}\n")
+        self.stream.flush()
+
+
+def terminal_progress(show: bool | None = None, estimate: float | None = None):
+    """A `Progress` when ``show`` is true, or (``show`` = None) when stderr is a terminal; else
+    None. ``estimate``: the work's estimated seconds, for the time left before any progress."""
     if show is None:
         show = sys.stderr.isatty()
-    return progress if show else None
+    return Progress(estimate) if show else None
+
+
+# ---------------------------------------------------------------------------------------------
+# work that takes long: estimate, refuse or show progress
+
+#: Work estimated to take longer than this many seconds is refused without ``--allow-long``.
+LONG_WORK_SECONDS = 60.0
+#: The environment variable that replaces `LONG_WORK_SECONDS` (a number of seconds >= 0; inf = never refuse).
+LONG_WORK_VARIABLE = "PRIVLIB_LONG_WORK_SECONDS"
+#: Off a terminal, progress lines are written for work estimated to take at least this long
+#: (or longer than the limit, when the limit is lower), so quick commands keep stderr empty.
+QUIET_SECONDS = 10.0
+
+
+def add_allow_long_flag(parser: argparse.ArgumentParser) -> None:
+    """``--allow-long``: run work estimated to take longer than about a minute."""
+    parser.add_argument("--allow-long", action="store_true",
+                        help=f"run even when the estimate is above {LONG_WORK_SECONDS:g} s (the limit: "
+                             f"{LONG_WORK_VARIABLE}); progress goes to stderr")
+
+
+def long_work_limit() -> float:
+    """The limit in seconds: `LONG_WORK_VARIABLE` when set, else `LONG_WORK_SECONDS`; ValueError
+    when the variable is not a number >= 0."""
+    text = os.environ.get(LONG_WORK_VARIABLE, "").strip()
+    if not text:
+        return LONG_WORK_SECONDS
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if math.isnan(value) or value < 0:
+        raise ValueError(f"{LONG_WORK_VARIABLE} must be a number of seconds >= 0 (inf = no limit), "
+                         f"got {text[:40]!r}.")
+    return value
+
+
+def long_work(args: argparse.Namespace, name: str, seconds: float, reduce: str):
+    """Before work estimated at ``seconds``: refuse it (ValueError, so one line and exit code 2)
+    when that is above the limit (`long_work_limit`) and ``--allow-long`` was not given; else the
+    `Progress` to hand to the library, which has shown the estimate — on a terminal always,
+    elsewhere for work of at least `QUIET_SECONDS` (or above the limit) — or None. ``reduce``: the
+    options that make the work smaller."""
+    limit = long_work_limit()
+    if seconds > limit and not args.allow_long:
+        raise ValueError(f"{name} would take about {duration(seconds)} (estimate, limit {duration(limit)}); "
+                         f"pass --allow-long to run it anyway, or reduce {reduce}.")
+    progress = terminal_progress(sys.stderr.isatty() or seconds >= min(QUIET_SECONDS, limit), estimate=seconds)
+    if progress is not None:
+        progress(0.0, f"{name}: about {duration(seconds)} (estimate)")
+    return progress
 
 
 def parse_epsilon(text: str) -> float:

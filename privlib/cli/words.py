@@ -16,9 +16,11 @@ import numpy as np
 
 from privlib.cli.common import (
     Command,
+    add_allow_long_flag,
     add_epsilon_argument,
     add_seed_argument,
     fresh_seed,
+    long_work,
     parse_params,
     positive_int,
     read_text,
@@ -28,6 +30,12 @@ from privlib.cli.common import (
 from privlib.core.validation import as_generator
 from privlib.presentation.words.report import choice_report
 from privlib.words.choice import Targets, WordSet, choose_epsilon, epsilon_grid
+from privlib.words.cost import (
+    choose_epsilon_seconds,
+    epsilon_sweep_seconds,
+    neighbour_distances_seconds,
+    rank_experiment_seconds,
+)
 from privlib.words.embeddings import EmbeddingSpace
 from privlib.words.experiments import epsilon_sweep, parse_epsilons, rank_experiment
 from privlib.words.mechanisms import MECHANISMS, resolve_mechanism
@@ -86,14 +94,16 @@ def add_ranks_arguments(parser) -> None:
     parser.add_argument("--top", type=positive_int, default=10,
                         help="how many of the most frequent outputs to list (at least 1)")
     add_word_arguments(parser)
+    add_allow_long_flag(parser)
 
 
 def run_ranks(args) -> dict:
     """Where one word's outputs land among its neighbours (`rank_experiment`)."""
     mechanism = mechanism_of(args)
     space = space_of(args)
+    seconds = rank_experiment_seconds(space, args.word, args.epsilon, args.samples, mechanism)
     result = rank_experiment(space, args.word, args.epsilon, args.samples, mechanism, args.close,
-                             rng=args.seed, top=args.top)
+                             rng=args.seed, top=args.top, progress=long_work(args, "ranks", seconds, "--samples"))
     return result.to_dict()
 
 
@@ -115,6 +125,7 @@ def add_sweep_arguments(parser) -> None:
     parser.add_argument("--words", type=int, default=200, help="number of words drawn uniformly from the vocabulary")
     parser.add_argument("--epsilons", default="1:30", help="start:stop[:step] or a comma list (default 1:30)")
     add_word_arguments(parser)
+    add_allow_long_flag(parser)
 
 
 def run_sweep(args) -> dict:
@@ -122,8 +133,9 @@ def run_sweep(args) -> dict:
     mechanism = mechanism_of(args)
     epsilons = parse_epsilons(args.epsilons)
     space = space_of(args)
+    seconds = epsilon_sweep_seconds(space, epsilons, args.words, mechanism)
     return epsilon_sweep(space, epsilons, args.words, mechanism, args.close, rng=args.seed,
-                         progress=terminal_progress()).to_dict()
+                         progress=long_work(args, "sweep", seconds, "--words or --epsilons")).to_dict()
 
 
 def print_sweep(args, result: dict) -> None:
@@ -265,6 +277,7 @@ def add_table2_arguments(parser) -> None:
     parser.add_argument("--per-word", action="store_true", help="add each word's neighbours and values (JSON)")
     add_space_arguments(parser)
     add_seed_argument(parser, default=0, help="random seed of the word sample (default 0)")
+    add_allow_long_flag(parser)
 
 
 def run_table2(args) -> dict:
@@ -273,7 +286,9 @@ def run_table2(args) -> dict:
     with --per-word."""
     rng = as_generator(args.seed)  # validates the seed before the embedding is loaded
     space = space_of(args)
-    table = neighbour_distances(space, args.words, far=args.far, rng=rng, progress=terminal_progress())
+    seconds = neighbour_distances_seconds(space, args.words, far=args.far)
+    table = neighbour_distances(space, args.words, far=args.far, rng=rng,
+                                progress=long_work(args, "table2", seconds, "--words"))
     result = table.to_dict(per_word=args.per_word)
     result["seed"] = args.seed
     published = published_table2(space) if args.far == 101 else None
@@ -320,6 +335,7 @@ def add_choose_arguments(parser) -> None:
                         help="words per sentence for the composed budget L·epsilon (default 20)")
     parser.add_argument("--report", metavar="OUT.html", default=None, help="also write a self-contained HTML report")
     add_word_arguments(parser)
+    add_allow_long_flag(parser)
 
 
 def read_words_text(args) -> str | None:
@@ -346,8 +362,10 @@ def run_choose(args) -> dict:
                   f"{', …' if len(words.unknown) > 5 else ''}", file=sys.stderr)
     else:
         words = WordSet.random(space, args.words, seed)
+    seconds = choose_epsilon_seconds(space, words, epsilons, [mechanism], args.samples, args.close)
+    progress = long_work(args, "choose", seconds, "--words (or the words file), --epsilons or --samples")
     choice = choose_epsilon(space, words, epsilons, [mechanism], args.samples, args.close, targets,
-                            args.sentence_length, seed, terminal_progress())
+                            args.sentence_length, seed, progress)
     result = choice.to_dict()
     if args.report:
         page = choice_report(choice, created=datetime.datetime.now().strftime("%Y-%m-%d %H:%M"))

@@ -8,7 +8,7 @@ import numpy as np
 
 from privlib.core.statistics import binomial_standard_error
 from privlib.core.validation import as_generator, check_epsilon, check_positive_int, parse_epsilon_grid
-from privlib.words.mechanisms import Mechanism, MultivariateLaplace
+from privlib.words.mechanisms import SAMPLE_BATCH, Mechanism, MultivariateLaplace
 from privlib.words.neighbours import (
     CLOSE,
     DEFAULT_CLOSE,
@@ -25,6 +25,11 @@ MAX_SAMPLES = 1_000_000
 SWEEP_QUERIES = 4000
 #: Largest epsilon grid accepted (a sweep's cost grows linearly with it).
 MAX_EPSILONS = 1000
+#: Ranking one word's outputs in a sweep (`classify_outputs`: a float64 distance row and a partition)
+#: costs about as much as this many noisy queries (both scale with the vocabulary; measured ~10 ms
+#: against ~1 ms on GloVe 6B 50d, `privlib.words.cost`): the sweep's progress shares its fraction
+#: between sampling and ranking by this weight, so a time-based estimate of what is left holds.
+RANKING_QUERIES = 10
 
 
 @dataclass(frozen=True)
@@ -107,7 +112,7 @@ class RankExperiment:
 
 
 def rank_experiment(space, word, epsilon: float, samples: int = 2000, mechanism: Mechanism | None = None,
-                    close: int = DEFAULT_CLOSE, rng=None, top: int = 10) -> RankExperiment:
+                    close: int = DEFAULT_CLOSE, rng=None, top: int = 10, progress=None) -> RankExperiment:
     """Where the outputs of ``mechanism`` (default `MultivariateLaplace`) for ``word`` at
     ``epsilon`` land among the word's neighbours.
 
@@ -116,6 +121,9 @@ def rank_experiment(space, word, epsilon: float, samples: int = 2000, mechanism:
     proportions: original (rank 0), close (1 <= rank <= close), distant (rank > close).
     top: the ``top`` most frequent (or most probable) outputs with rank, count (or probability),
     Euclidean distance and cosine similarity to the input word.
+    ``progress(fraction, message)`` is called as samples are drawn, `SAMPLE_BATCH` at a time (the
+    mechanism is asked for one batch after another, which for mechanisms that draw batch by batch
+    anyway gives the very outputs of one call).
     """
     mechanism = mechanism or MultivariateLaplace()
     epsilon = check_epsilon(epsilon)
@@ -136,7 +144,13 @@ def rank_experiment(space, word, epsilon: float, samples: int = 2000, mechanism:
         top_rows = best[np.lexsort((ranks_of.rank_of(best), -probabilities[best]))]
         amounts = [("probability", float(probabilities[r])) for r in top_rows]
     else:
-        outputs = mechanism.sample(space, ranks_of.row, epsilon, samples, as_generator(rng))
+        generator = as_generator(rng)
+        outputs = np.empty(samples, dtype=np.int64)
+        for start in range(0, samples, SAMPLE_BATCH):
+            stop = min(start + SAMPLE_BATCH, samples)
+            outputs[start:stop] = mechanism.sample(space, ranks_of.row, epsilon, stop - start, generator)
+            if progress is not None:
+                progress(stop / samples, f"Sampled {stop:,} of {samples:,} outputs")
         ranks = ranks_of.rank_of(outputs)
         counts = classify_ranks(ranks, close)
         proportions = {k: v / samples for k, v in counts.items()}
@@ -236,13 +250,15 @@ def epsilon_sweep(space, epsilons, words=200, mechanism: Mechanism | None = None
             raise ValueError("Give at least one word for the sweep.")
     report = progress or (lambda fraction, message: None)
     inputs = np.repeat(rows, samples_per_word)
+    sampled = inputs.size * epsilons.size / (inputs.size * epsilons.size + RANKING_QUERIES * rows.size)
     outputs = sample_across_epsilons(
         space, mechanism, inputs, epsilons, rng,
-        lambda done, last: report(0.5 * done / epsilons.size, f"Sampled {done} of {epsilons.size} epsilons")).T
+        lambda done, last: report(sampled * done / epsilons.size, f"Sampled {done} of {epsilons.size} epsilons")).T
     per_word = outputs.reshape(rows.size, samples_per_word * epsilons.size)
     classes = classify_outputs(
         space, rows, per_word, close,
-        progress=lambda done, total: report(0.5 + 0.5 * done / total, f"Ranked outputs of {done:,}/{total:,} words"),
+        progress=lambda done, total: report(sampled + (1 - sampled) * done / total,
+                                            f"Ranked outputs of {done:,}/{total:,} words"),
     ).reshape(inputs.size, epsilons.size)
     proportions = {
         "original": np.mean(classes == ORIGINAL, axis=0),

@@ -11,7 +11,7 @@ from scipy import stats
 from privlib.core.validation import parse_epsilon_grid
 from privlib.words.experiments import (MAX_EPSILONS, MAX_SAMPLES, EpsilonSweep, epsilon_sweep, parse_epsilons,
                                       rank_experiment)
-from privlib.words.mechanisms import MultivariateLaplace
+from privlib.words.mechanisms import SAMPLE_BATCH, MultivariateLaplace
 from privlib.words.neighbours import classify_ranks, neighbour_ranks
 
 CLASSES = ("original", "close", "distant")
@@ -99,6 +99,16 @@ def test_rank_experiment_seeding_and_options(glove_small):
     np.testing.assert_array_equal(d.ranks, a.ranks)  # a row index is the same word
     assert d.word == "paris" and d.close == 3 and len(d.top) == 2
     assert d.proportions == {k: v / 500 for k, v in classify_ranks(d.ranks, 3).items()}
+
+
+def test_rank_experiment_progress_comes_batch_by_batch_with_the_outputs_of_one_call(gaussian_space):
+    calls = []
+    n = 2 * SAMPLE_BATCH + 123
+    res = rank_experiment(gaussian_space, "w7", 3.0, samples=n, rng=4, progress=lambda f, m: calls.append((f, m)))
+    assert [f for f, _ in calls] == [SAMPLE_BATCH / n, 2 * SAMPLE_BATCH / n, 1.0]
+    assert calls[-1][1] == f"Sampled {n:,} of {n:,} outputs"
+    one_call = MultivariateLaplace().sample(gaussian_space, "w7", 3.0, n, np.random.default_rng(4))
+    np.testing.assert_array_equal(res.ranks, neighbour_ranks(gaussian_space, "w7").rank_of(one_call))
 
 
 @pytest.mark.parametrize(

@@ -170,10 +170,7 @@ def mechanism_metrics(space, words, epsilons, mechanism="multivariate-laplace", 
     eps = epsilon_grid(epsilons)
     samples = check_positive_int(samples, "samples", minimum=2, maximum=MAX_SAMPLES)
     close = check_positive_int(close, "close (K)", minimum=1, maximum=len(space) - 1)
-    runs = len(ws) * eps.size * samples
-    if not mech.has_exact_probabilities and runs > MAX_RUNS:
-        raise ValueError(f"{len(ws):,} words x {eps.size:,} epsilons x {samples:,} samples = {runs:,} runs; "
-                         f"the limit is {MAX_RUNS:,}: use fewer words, epsilons or samples.")
+    check_runs(mech, len(ws), eps.size, samples)
     report = progress or (lambda fraction, message: None)
     rng = as_generator(rng)
     if mech.has_exact_probabilities:
@@ -187,6 +184,15 @@ def mechanism_metrics(space, words, epsilons, mechanism="multivariate-laplace", 
     return MechanismMetrics(mech.name, mech.label, dict(mech.parameters), mech.guarantee,
                             bool(mech.has_exact_probabilities), eps, ws.words, ws.scope, samples, close,
                             values, ses, bands, per_word)
+
+
+def check_runs(mechanism, words: int, epsilons: int, samples: int) -> None:
+    """ValueError when a sampled ``mechanism`` would run more than `MAX_RUNS` times (words x
+    epsilons x samples); mechanisms with exact output laws are not run."""
+    runs = words * epsilons * samples
+    if not mechanism.has_exact_probabilities and runs > MAX_RUNS:
+        raise ValueError(f"{words:,} words x {epsilons:,} epsilons x {samples:,} samples = {runs:,} runs; "
+                         f"the limit is {MAX_RUNS:,}: use fewer words, epsilons or samples.")
 
 
 def _aggregate(per_word: dict, within_var: dict | None, scope: str):
