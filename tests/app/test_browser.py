@@ -24,13 +24,13 @@ def _metric_value(page, label_start: str) -> str:
     return metric.locator('[data-testid="stMetricValue"]').inner_text()
 
 
-def _open(browser, url: str, charts: int):
+def _open(browser, url: str, charts: int, timeout_ms: int = 90_000):
     """A new tab at ``url``, once ``charts`` Plotly charts are drawn; returns (page, JS errors)."""
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     errors = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.goto(url)
-    page.wait_for_function(f"() => document.querySelectorAll('.js-plotly-plot').length >= {charts}", timeout=90_000)
+    page.wait_for_function(f"() => document.querySelectorAll('.js-plotly-plot').length >= {charts}", timeout=timeout_ms)
     return page, errors
 
 
@@ -204,7 +204,8 @@ def test_sanitise_text_page_highlights_changes_and_resamples(browser):
 
 def test_why_it_happens_page_walks_through_the_steps(browser):
     with streamlit_server() as (url, _):
-        page, errors = _open(browser, f"{url}/why_it_happens", charts=7)
+        # the slowest first view (Table 2 on the full vocabulary): the same 180 s as its last element below
+        page, errors = _open(browser, f"{url}/why_it_happens", charts=7, timeout_ms=180_000)
         page.get_by_text("Try both mechanisms").wait_for(timeout=180_000)  # the page's last element
         wait_for_app_idle(page, timeout_ms=180_000)
         assert page.get_by_text("Page not found").count() == 0
