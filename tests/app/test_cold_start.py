@@ -23,7 +23,6 @@ def recorded_load(monkeypatch):
         return "the space"
 
     monkeypatch.setattr(ui, "DEFAULT_GLOVE", ui.BackgroundLoad(load, name="test-load-glove"))
-    monkeypatch.setattr(ui, "PAGE_IMPORTS", ui.BackgroundLoad(lambda: (), name="test-page-imports"))
     yield calls, release
     release.set()
 
@@ -33,7 +32,7 @@ def test_the_app_starts_loading_the_default_embedding_in_the_background(recorded
     at = AppTest.from_file(APP, default_timeout=60)
     at.run()  # the overview: it needs no embedding, and does not wait for one
     assert not at.exception
-    assert ui.DEFAULT_GLOVE.started and ui.PAGE_IMPORTS.started
+    assert ui.DEFAULT_GLOVE.started
     deadline = time.monotonic() + 10
     while not calls and time.monotonic() < deadline:
         time.sleep(0.01)
@@ -80,3 +79,33 @@ def test_the_built_in_space_is_the_background_loaded_one():
     space = ui.DEFAULT_GLOVE.result()
     assert ui.glove_space(None) is space
     assert len(space) == 400_000 and "exact_search" in vars(space)  # its search was built in the background
+
+
+#: Modules that Plotly and narwhals look up in sys.modules without taking the import lock: a thread
+#: importing one of them while a page draws a chart hands the page a half-initialised module.
+PEEKED_MODULES = ("pandas", "pyarrow", "polars", "modin", "cudf", "dask", "narwhals", "ibis", "pyspark")
+
+
+def test_the_background_load_imports_no_module_that_plotly_peeks_at():
+    # Before the fix a second background thread imported pandas and pyarrow while the first page
+    # drew its charts: "partially initialized module 'pandas' has no attribute 'Series'" on the
+    # Noisy dot product and Why it happens pages of a fresh server (the browser tests timed out).
+    code = (
+        "import sys, threading, streamlit\n"
+        "from epsilon_lab import ui\n"
+        "before = set(sys.modules)\n"
+        "ui.preload(); ui.DEFAULT_GLOVE.result()\n"
+        "print(sorted(set(sys.modules) - before))\n"
+        "print([t.name for t in threading.enumerate() if t.name.startswith('epsilon-lab')])\n"
+    )
+    import ast
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True)
+    imported, threads = (ast.literal_eval(line) for line in out.stdout.splitlines()[-2:])
+    assert "privlib.words.embeddings" in imported  # the load did run in this process
+    top_level = {name.split(".")[0] for name in imported}
+    assert not top_level & set(PEEKED_MODULES), sorted(top_level & set(PEEKED_MODULES))
+    assert threads == ["epsilon-lab-load-glove"] or threads == []  # no other background loader
