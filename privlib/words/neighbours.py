@@ -7,11 +7,13 @@ rank_w(w) = 0 and ties broken by row order (stable sort). Paper §2, Fig. 2; the
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import numpy as np
 
 from privlib.core.validation import check_positive_int
+from privlib.words.search import SEARCH_WORKERS
 
 #: The paper's close-neighbour cut-off K.
 DEFAULT_CLOSE = 100
@@ -72,9 +74,44 @@ def _tie_margin(space, rows) -> np.ndarray:
     return 8 * (space.dim + 2) * 2.0**-53 * (np.sqrt(space.sq_norms[rows]) + np.sqrt(max_sq)) ** 2
 
 
-#: `output_ranks` sorts a word's distance row once it has more distinct outputs than this (a sort of
-#: 400,000 distances costs about as much as counting for 10-20 outputs).
-_SORT_ABOVE = 16
+#: `output_ranks` counts the words closer than each of a word's outputs one by one (O(N) each) when
+#: the word has at most this many distinct outputs, else all at once from a histogram of its
+#: distance row (`_closer_counts`, a few O(N) passes; a sort of the row costs about ten).
+_COUNT_UP_TO = 4
+#: Bins of that histogram.
+_RANK_BINS = 1 << 16
+
+
+def _closer_counts(d: np.ndarray, values: np.ndarray, margin: float) -> tuple[np.ndarray, np.ndarray]:
+    """For each v of ``values`` (taken from the distance row ``d``): (#{x : d[x] < v}, whether more
+    than one x has v - margin <= d[x] <= v + margin), exactly, without sorting ``d``.
+
+    Every d[x] falls in one of `_RANK_BINS` equal bins b(x) = floor((d[x] - min d) * scale), a
+    non-decreasing function of d[x]. The words in bins below b(v - margin) are all closer than
+    v; the few words in the bins from b(v - margin) to b(v + margin) (the "members") are sorted
+    and counted exactly."""
+    lo = float(d.min())
+    span = float(d.max()) - lo
+    scale = (_RANK_BINS - 1) / span if span > 0 else 0.0
+
+    def bins(x):
+        return np.clip((x - lo) * scale, 0, _RANK_BINS - 1).astype(np.int64)
+
+    b = bins(d)
+    below = np.zeros(_RANK_BINS + 1, dtype=np.int64)
+    np.cumsum(np.bincount(b, minlength=_RANK_BINS), out=below[1:])  # below[j] = #{x : b(x) < j}
+    low, high = values - margin, values + margin
+    b_low, b_high = bins(low), bins(high)
+    marks = np.zeros(_RANK_BINS + 1, dtype=np.int64)
+    np.add.at(marks, b_low, 1)
+    np.add.at(marks, b_high + 1, -1)
+    marked = np.cumsum(marks[:-1]) > 0
+    members = np.flatnonzero(marked[b])
+    order = np.argsort(d[members], kind="stable")
+    member_d, member_b = d[members][order], b[members][order]  # member_b is non-decreasing too
+    closer = below[b_low] + np.maximum(np.searchsorted(member_d, values) - np.searchsorted(member_b, b_low), 0)
+    near = np.searchsorted(member_d, high, "right") - np.searchsorted(member_d, low) > 1
+    return closer, near
 
 
 def output_ranks(space, rows, outputs, block: int = 32, progress=None) -> np.ndarray:
@@ -83,10 +120,11 @@ def output_ranks(space, rows, outputs, block: int = 32, progress=None) -> np.nda
 
     rank_w(y) = #{x : d(w,x) < d(w,y)} + #{x < y : d(w,x) = d(w,y)}, with w itself first.
     Inputs are grouped by word and their distances computed ``block`` words at a time; each
-    distinct output of a word is ranked once: by counting (O(N) each) when a word has few distinct
-    outputs, by one sort of the word's distance row and binary searches when it has more than
-    `_SORT_ABOVE` (many samples per word, e.g. choosing epsilon). ``progress(done, total)`` is
-    called after each block of distinct words.
+    distinct output of a word is ranked once: by counting (O(N) each) when a word has at most
+    `_COUNT_UP_TO` distinct outputs, else all together from a histogram of the word's distance
+    row (`_closer_counts`, no sort). An output with another word within rounding distance of it
+    (`_tie_margin`) is ranked by the single-row computation of `neighbour_ranks`.
+    ``progress(done, total)`` is called after each block of distinct words.
     """
     rows = np.asarray(rows, dtype=np.int64).ravel()
     outputs = np.asarray(outputs, dtype=np.int64).ravel()
@@ -94,23 +132,22 @@ def output_ranks(space, rows, outputs, block: int = 32, progress=None) -> np.nda
         raise ValueError("output_ranks needs one output per input row.")
     ranks = np.zeros(rows.size, dtype=np.int64)
     words, inverse = np.unique(rows, return_inverse=True)
+    by_word = np.argsort(inverse, kind="stable")
+    bounds = np.searchsorted(inverse[by_word], np.arange(words.size + 1))
     for s in range(0, words.size, block):
         r = words[s:s + block]
         d = space.squared_distances(r)
-        local = np.arange(r.size)
-        d[local, r] = -1.0  # the word itself is rank 0
+        d[np.arange(r.size), r] = -1.0  # the word itself is rank 0
         margin = _tie_margin(space, r)
         for i in range(r.size):
-            pairs = np.flatnonzero(inverse == s + i)
+            pairs = by_word[bounds[s + i]:bounds[s + i + 1]]
             pairs = pairs[outputs[pairs] != r[i]]
             if pairs.size == 0:
                 continue
             distinct, back = np.unique(outputs[pairs], return_inverse=True)
             v = d[i, distinct]
-            if distinct.size > _SORT_ABOVE:  # one sort serves every output of this word
-                row = np.sort(d[i])
-                found = np.searchsorted(row, v)  # words strictly closer
-                near = (np.searchsorted(row, v + margin[i], "right") - np.searchsorted(row, v - margin[i])) > 1
+            if distinct.size > _COUNT_UP_TO:
+                found, near = _closer_counts(d[i], v, margin[i])
             else:
                 found = np.array([np.count_nonzero(d[i] < x) for x in v], dtype=np.int64)
                 near = np.array([np.count_nonzero(np.abs(d[i] - x) <= margin[i]) > 1 for x in v], dtype=bool)
@@ -139,48 +176,50 @@ def classify_outputs(space, rows, outputs, close: int = DEFAULT_CLOSE, block: in
     """Class (ORIGINAL / CLOSE / DISTANT) of each output of each input word, without sorting.
 
     ``rows``: m input rows; ``outputs``: (m, k) output rows (k outputs per input, e.g. one per
-    epsilon). Sorting the whole vocabulary for every word would cost m·N·log N; instead, for
-    each word the squared distance t_K of its rank-K neighbour is found by partition, and for
-    y != w: rank_w(y) <= K iff d^2(w,y) < t_K, or d^2(w,y) = t_K and y's stable rank is <= K
-    (exact ties, counted exactly). Same distances and tie rule as `neighbour_ranks`.
-    ``progress(done, total)`` is called after each block of words.
+    epsilon). For y != w, rank_w(y) <= K iff y is among the first K + 1 words of w's neighbour
+    order (`neighbour_ranks`), which `neighbour_order_prefixes` finds without sorting the
+    vocabulary (a float32 pre-selection in blocks of words, certified exact, with the float64
+    computation of `neighbour_ranks` as the fallback): same distances and tie rule, each distinct
+    input word once. ``progress(done, total)`` is called as the rows are done, at least after
+    each ``block`` rows.
     """
     close = check_positive_int(close, "close (K)", minimum=1, maximum=len(space) - 1)
+    block = check_positive_int(block, "block", minimum=1)
     rows = np.asarray(rows, dtype=np.int64)
     outputs = np.asarray(outputs, dtype=np.int64).reshape(rows.size, -1)
     classes = np.full(outputs.shape, DISTANT, dtype=np.int8)
-    for s in range(0, rows.size, block):
-        r = rows[s:s + block]
-        d = space.squared_distances(r)
-        local = np.arange(r.size)
-        d[local, r] = -1.0  # the word itself is rank 0
-        # row by row: np.partition along axis 1 of a 2-D array is about 10x slower here
-        t = np.array([np.partition(row, close)[close] for row in d])
-        out = outputs[s:s + block]
-        dy = d[local[:, None], out]
-        cls = classes[s:s + block]
-        cls[dy < t[:, None]] = CLOSE
-        margin = _tie_margin(space, r)  # within it, the single-row computation decides
-        for i, j in zip(*np.nonzero((np.abs(dy - t[:, None]) <= margin[:, None]) & (out != r[:, None]))):
-            exact = _ranks_from_row(space, int(r[i]), out[i, j : j + 1])[0]
-            cls[i, j] = CLOSE if exact <= close else DISTANT
-        cls[out == r[:, None]] = ORIGINAL
-        if progress is not None:
-            progress(min(s + block, rows.size), rows.size)
+    words, inverse = np.unique(rows, return_inverse=True)
+    by_word = np.argsort(inverse, kind="stable")
+    bounds = np.searchsorted(inverse[by_word], np.arange(words.size + 1))
+    done = 0
+    for g, prefix in neighbour_order_prefixes(space, words, close + 1):
+        near = np.sort(prefix[1:])  # the words of ranks 1..K
+        members = by_word[bounds[g]:bounds[g + 1]]
+        out = outputs[members]
+        position = np.minimum(np.searchsorted(near, out), near.size - 1)
+        cls = np.where(near[position] == out, CLOSE, DISTANT).astype(np.int8)
+        cls[out == words[g]] = ORIGINAL
+        classes[members] = cls
+        before, done = done, done + members.size
+        if progress is not None and (done // block > before // block or done == rows.size):
+            progress(done, rows.size)
     return classes
 
 
-#: Pivots whose neighbour order is computed together (their scores are computed `SCORE_CHUNK`
-#: words at a time: a 16 MB float32 block).
-PIVOT_BLOCK = 128
+#: Pivots whose neighbour order is computed together: their float32 scores are computed
+#: `SCORE_CHUNK` words at a time (a 1 MB block for 256 pivots, which stays in the cache); more
+#: pivots per block make the matrix products more efficient, fewer keep the first prefixes coming
+#: sooner (measured on the 2-core EPYC: 256 x 1024 about 25 % less time per pivot than 128 x 32768).
+PIVOT_BLOCK = 256
 
 #: `certified_prefixes` guesses each pivot's score threshold from an evenly spaced sample of about
 #: this many words, at `THRESHOLD_SLACK` times the wanted fraction of words (plus 16), then keeps
 #: the words below the guess in one pass over `SCORE_CHUNK` words at a time (a cache-sized
-#: score block) instead of partitioning a full score row per pivot.
+#: score block), the vocabulary split between `scan_threads` threads, instead of partitioning a
+#: full score row per pivot.
 THRESHOLD_SAMPLE = 8192
 THRESHOLD_SLACK = 2.0
-SCORE_CHUNK = 32_768
+SCORE_CHUNK = 1024
 
 #: Vocabularies up to this size get each pivot's order from the float64 distances of all words
 #: directly (cheap there); larger ones use a float32 pre-selection (`certified_prefixes`).
@@ -246,6 +285,28 @@ def _prefix_direct(space, row: int, length: int) -> np.ndarray:
 
 def certified_prefixes(space, rows, lengths, score_chunk: int = SCORE_CHUNK, threshold_sample: int = THRESHOLD_SAMPLE,
                        threshold_slack: float = THRESHOLD_SLACK) -> list:
+    """The prefixes of `_prefix_direct` for a block of rows (`_certified_part`), the rows shared
+    between the search's worker threads (`SEARCH_WORKERS`) when there are at least
+    `PARALLEL_ROWS` per thread (every step then runs on all cores), else the vocabulary shared
+    between them in the float32 pass."""
+    rows = np.asarray(rows, dtype=np.int64)
+    lengths = np.broadcast_to(np.asarray(lengths, dtype=np.int64), rows.shape)
+    count = min(scan_threads(), rows.size // PARALLEL_ROWS)
+    if count <= 1:
+        return _certified_part(space, rows, lengths, score_chunk, threshold_sample, threshold_slack)
+    parts = np.array_split(np.arange(rows.size), count)
+    done = SEARCH_WORKERS.run([lambda part=part: _certified_part(space, rows[part], lengths[part], score_chunk,
+                                                                 threshold_sample, threshold_slack)
+                               for part in parts])
+    return [prefix for part in done for prefix in part]
+
+
+#: `certified_prefixes` shares the rows of a block between threads from this many rows per thread.
+PARALLEL_ROWS = 32
+
+
+def _certified_part(space, rows, lengths, score_chunk: int = SCORE_CHUNK, threshold_sample: int = THRESHOLD_SAMPLE,
+                    threshold_slack: float = THRESHOLD_SLACK) -> list:
     """The prefixes of `_prefix_direct` for a block of rows, each list entry an array, or None
     where this route cannot certify the order (then the caller uses `_prefix_direct`).
 
@@ -257,7 +318,7 @@ def certified_prefixes(space, rows, lengths, score_chunk: int = SCORE_CHUNK, thr
        (`threshold_sample`), then one pass over the words in cache-sized chunks keeps only the
        scores <= g + 2 tau; t is the (k+1)-th smallest of those when at least k + 1 of them are
        <= g (so the k + 1 smallest scores of all are among them), and otherwise the row's whole
-       score row is used (`_candidates_from_row`). Same t, same candidates either way.
+       score row is used. Same t, same candidates either way.
     2. The candidates' float64 squared distances, by the formula of `squared_distances`
        (||p||^2 + ||x||^2 - 2<p, x>, clipped at 0; only the summation order of <p, x> differs),
        sorted by (distance, row) with the row itself first.
@@ -290,29 +351,103 @@ def certified_prefixes(space, rows, lengths, score_chunk: int = SCORE_CHUNK, thr
     # 1b. one pass over the words keeps the scores <= g + 2 tau (rounded up)
     filtered = np.flatnonzero(np.isfinite(guess))
     keep = _round_up(guess[filtered] + 2.0 * tau[filtered])
-    kept_rows, kept_cols, kept_scores = [], [], []
-    for start in range(0, n, score_chunk):
-        scores = queries[filtered] @ augmented[start:start + score_chunk].T
-        flat = np.flatnonzero(scores <= keep[:, None])  # 10x faster than a 2-D np.nonzero
-        r, c = np.divmod(flat, scores.shape[1])
-        kept_rows.append(r)
-        kept_cols.append(c + start)
-        kept_scores.append(scores[r, c])
-    r, c, sc = (np.concatenate(a) if a else np.empty(0) for a in (kept_rows, kept_cols, kept_scores))
-    by_row = np.argsort(r, kind="stable")  # rows ascend within a chunk, not across chunks
-    r, c, sc = r[by_row], c[by_row], sc[by_row]
-    bounds = np.searchsorted(r, np.arange(filtered.size + 1))
-    found = {int(i): (c[bounds[j]:bounds[j + 1]], sc[bounds[j]:bounds[j + 1]]) for j, i in enumerate(filtered)}
+    chosen = queries[filtered]
 
-    out = []
-    for i, (row, k) in enumerate(zip(rows, lengths)):
-        cols, scores = found.get(i, (None, None))
-        if cols is None or np.count_nonzero(scores <= guess[i]) < k + 1:  # no guess, or it fell short
-            cols, scores = np.arange(n), queries[i] @ augmented.T
-        t = float(np.partition(scores, k)[k])
-        out.append(_certified_prefix(space, int(row), int(k), cols[scores <= _round_up(t + 2.0 * tau[i])],
-                                     p64[i], margin[i]))
+    def scan(starts):
+        kept = []
+        block = np.empty((chosen.shape[0], score_chunk), dtype=np.float32)  # reused: no page faults
+        below = np.empty(block.shape, dtype=bool)
+        for start in starts:
+            words = augmented[start:start + score_chunk]
+            scores = np.matmul(chosen, words.T, out=block[:, :words.shape[0]])
+            flat = np.flatnonzero(np.less_equal(scores, keep[:, None], out=below[:, :words.shape[0]]))
+            r, c = np.divmod(flat, scores.shape[1])  # np.flatnonzero: 10x faster than a 2-D np.nonzero
+            kept.append((r, c + start, scores[r, c]))
+        return kept
+
+    starts = range(0, n, score_chunk) if filtered.size else range(0)
+    kept = [piece for part in _in_threads(scan, starts) for piece in part]  # in word order
+    if kept:
+        r, c, sc = (np.concatenate(a) for a in zip(*kept))
+    else:
+        r, c, sc = np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float32)
+    by_score = np.argsort(_pivot_score_keys(r, sc), kind="stable")  # by pivot, then float32 score
+    r, c, sc = filtered[r[by_score]], c[by_score], sc[by_score]  # r: the pivot's position in ``rows``
+    bounds = np.searchsorted(r, np.arange(rows.size + 1))
+    start, count = bounds[:-1], np.diff(bounds)
+    # t = the (k+1)-th smallest kept score, when at least k + 1 kept scores are <= g
+    held = count > lengths
+    held[held] = sc[(start + lengths)[held]] <= guess[held]
+    out: list = [None] * rows.size
+    for i in np.flatnonzero(~held):  # no guess, or it fell short: the whole score row
+        scores = queries[i] @ augmented.T
+        t = float(np.partition(scores, lengths[i])[lengths[i]])
+        out[i] = _certified_prefix(space, int(rows[i]), int(lengths[i]),
+                                   np.flatnonzero(scores <= _round_up(t + 2.0 * tau[i])), p64[i], margin[i])
+    # 2 and 3 for all the other rows at once
+    limit = np.zeros(rows.size, dtype=np.float32)
+    pivots = np.flatnonzero(held)
+    limit[pivots] = _round_up(sc[start[pivots] + lengths[pivots]].astype(np.float64) + 2.0 * tau[pivots])
+    take = held[r] & (sc <= limit[r])
+    for i, prefix in zip(pivots, _certified_prefix_block(space, rows, lengths, r[take], c[take], p64, margin)):
+        out[i] = prefix
     return out
+
+
+def _pivot_score_keys(pivots, scores) -> np.ndarray:
+    """int64 keys ordered as (pivot, float32 score) pairs are (pivots >= 0, below 2^31): the pivot
+    in the high 32 bits, the score's bits in the low 32, mapped so that unsigned order is float
+    order (negative scores: all bits flipped; others: the sign bit set). One argsort of them is
+    ~4x faster than np.lexsort((scores, pivots))."""
+    bits = np.asarray(scores, dtype=np.float32).view(np.int32).astype(np.int64)
+    return (np.asarray(pivots, dtype=np.int64) << 32) | np.where(bits < 0, ~bits, bits | 0x80000000)
+
+
+def _certified_prefix_block(space, rows, lengths, owner, cand, p64, margin, pairs: int = 32_768) -> list:
+    """`_certified_prefix` for many rows at once: ``cand[j]`` is a candidate of row
+    ``rows[owner[j]]`` (``owner`` non-decreasing, each owner with at least lengths + 1 candidates);
+    one list entry per distinct owner, in order. The float64 distances are computed ``pairs``
+    (owner, candidate) pairs at a time."""
+    d = np.empty(cand.size)
+    for s in range(0, cand.size, pairs):
+        o, x = owner[s:s + pairs], cand[s:s + pairs]
+        d[s:s + pairs] = np.einsum("ij,ij->i", space.vectors[x].astype(np.float64), p64[o])
+    d *= -2.0
+    d += space.sq_norms[cand]
+    d += space.sq_norms[rows[owner]]
+    np.maximum(d, 0.0, out=d)
+    d[cand == rows[owner]] = -1.0
+    order = np.lexsort((cand, d, owner))  # by owner, then (distance, row)
+    owner, cand, d = owner[order], cand[order], d[order]
+    firsts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
+    k = lengths[owner[firsts]]
+    # pairs of consecutive distances of one owner within its margin (near ties), counted up to each position
+    ties = np.r_[0, np.cumsum((np.diff(d) <= margin[owner[1:]]) & (owner[1:] == owner[:-1]))]
+    certain = ties[firsts + k] == ties[firsts]  # none among each owner's first k + 1
+    return [cand[f:f + length] if ok else None for f, length, ok in zip(firsts, k, certain)]
+
+
+def scan_threads() -> int:
+    """Parts a pass over the vocabulary is cut into (`certified_prefixes`): one per core this process
+    may use, at most 8 (the workers of `SEARCH_WORKERS`)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not on Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, 8))
+
+
+def _in_threads(work, items) -> list:
+    """[work(part) for each of `scan_threads` contiguous parts of ``items``], run at once on the
+    search's process-wide worker threads (`SEARCH_WORKERS`: one pool and one single-threaded BLAS
+    for every scan of the process, whichever session it serves; numpy releases the GIL in products
+    and comparisons, and several single-threaded products beat one multi-threaded one here)."""
+    items = list(items)
+    count = min(scan_threads(), len(items))
+    if count <= 1:
+        return [work(items)]
+    parts = [items[i * len(items) // count:(i + 1) * len(items) // count] for i in range(count)]
+    return SEARCH_WORKERS.run([lambda part=part: work(part) for part in parts])
 
 
 def _certified_prefix(space, row: int, k: int, cand, p64, margin: float):
@@ -338,7 +473,7 @@ def _round_up(values):
 def words_at_ranks(space, pivots, ranks) -> np.ndarray:
     """The word of rank ``ranks[i]`` among the neighbours of ``pivots[i]`` (rank_{x*} of
     `neighbour_ranks`), for all i, int64. Each distinct pivot's order is computed once, and only
-    up to the largest rank asked of it."""
+    up to the largest rank asked of it; not at all when only rank 0 (the pivot itself) is asked."""
     pivots = np.atleast_1d(np.asarray(pivots, dtype=np.int64))
     ranks = np.atleast_1d(np.asarray(ranks, dtype=np.int64))
     if pivots.shape != ranks.shape:
@@ -348,10 +483,12 @@ def words_at_ranks(space, pivots, ranks) -> np.ndarray:
         return out
     if ranks.min() < 0 or ranks.max() >= len(space):
         raise ValueError(f"Ranks must be between 0 and {len(space) - 1}.")
-    unique, inverse = np.unique(pivots, return_inverse=True)
+    out[:] = pivots  # rank 0 is the pivot itself
+    asked = ranks > 0
+    unique, inverse = np.unique(pivots[asked], return_inverse=True)
     need = np.zeros(unique.size, dtype=np.int64)
-    np.maximum.at(need, inverse, ranks)
-    by_pivot = np.argsort(inverse, kind="stable")
+    np.maximum.at(need, inverse, ranks[asked])
+    by_pivot = np.flatnonzero(asked)[np.argsort(inverse, kind="stable")]
     groups = np.split(by_pivot, np.cumsum(np.bincount(inverse, minlength=unique.size))[:-1])
     for g, prefix in neighbour_order_prefixes(space, unique, need + 1):
         members = groups[g]

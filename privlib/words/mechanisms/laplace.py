@@ -1,6 +1,11 @@
 """The multivariate Laplace mechanism of Feyisetan et al. (WSDM 2020), the mechanism the seed paper studies."""
 from __future__ import annotations
 
+import hashlib
+import pickle
+import threading
+from collections import OrderedDict
+
 import numpy as np
 
 from privlib.core.noise import laplace_noise
@@ -12,6 +17,51 @@ from privlib.words.mechanisms.base import (
     rows_and_epsilons,
 )
 from privlib.words.search import AnnoySearch
+
+
+#: `MultivariateLaplace.sample_many` remembers the outputs of this many recent calls per space...
+RECENT_CALLS = 8
+#: ...of at most this many rows each.
+RECENT_MAX_ROWS = 100_000
+
+
+class RecentDraws:
+    """The outputs of recent `MultivariateLaplace.sample_many` calls on one space, keyed by what
+    determines them: the search, the rows, the epsilons and the state of the generator before the
+    call; with the generator's state after it. A call that repeats one (e.g. the post-processing
+    fix drawing its pivots from the same seed as the plain mechanism just did, when the two are
+    compared) gets the very same outputs and leaves its generator in the very same state, without
+    drawing or searching again. Thread-safe; the least recently used call is forgotten first."""
+
+    def __init__(self, size: int = RECENT_CALLS):
+        self.size = size
+        self._calls: OrderedDict = OrderedDict()
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def key(nearest: str, rows: np.ndarray, eps: np.ndarray, rng) -> tuple:
+        digest = hashlib.sha1()
+        for part in (np.ascontiguousarray(rows, dtype=np.int64), np.ascontiguousarray(eps, dtype=np.float64)):
+            digest.update(part.tobytes())
+        digest.update(pickle.dumps(rng.bit_generator.state))
+        return nearest, rows.size, digest.hexdigest()
+
+    def recall(self, key, rng):
+        """The remembered outputs (a copy) with ``rng`` moved to the state after that call, or None."""
+        with self._lock:
+            found = self._calls.get(key)
+            if found is None:
+                return None
+            self._calls.move_to_end(key)
+        outputs, state = found
+        rng.bit_generator.state = state
+        return outputs.copy()
+
+    def remember(self, key, outputs: np.ndarray, rng) -> None:
+        with self._lock:
+            self._calls[key] = (outputs.copy(), rng.bit_generator.state)
+            while len(self._calls) > self.size:
+                self._calls.popitem(last=False)
 
 
 class MultivariateLaplace(Mechanism):
@@ -64,9 +114,23 @@ class MultivariateLaplace(Mechanism):
 
     def sample_many(self, space, rows, epsilon, rng=None) -> np.ndarray:
         """One output for each input row in ``rows``; ``epsilon`` is one value or one per row.
-        All noisy points go to one search call (one pass over the vocabulary per batch)."""
+        All noisy points go to one search call (one pass over the vocabulary per batch). A call
+        that repeats one of the last `RECENT_CALLS` on this space (same rows, epsilons and
+        generator state) returns its outputs again and leaves the generator where it left it
+        (`RecentDraws`): the same numbers, without drawing and searching twice."""
         rng = as_generator(rng)
         rows, eps = rows_and_epsilons(rows, epsilon, space)
+        if rows.size > RECENT_MAX_ROWS:
+            return self._draw_many(space, rows, eps, rng)
+        recent = space.derived(("multivariate-laplace", "recent-draws"), RecentDraws)
+        key = recent.key(self.nearest, rows, eps, rng)
+        out = recent.recall(key, rng)
+        if out is None:
+            out = self._draw_many(space, rows, eps, rng)
+            recent.remember(key, out, rng)
+        return out
+
+    def _draw_many(self, space, rows, eps, rng) -> np.ndarray:
         out = np.empty(rows.size, dtype=np.int64)
         search = self._search(space)
         for start in range(0, rows.size, SAMPLE_BATCH):

@@ -221,10 +221,15 @@ class PointMap:
         """Row of the nearest place to each point (rows of an (m, 2) array; lowest row on ties)."""
         points = np.atleast_2d(np.asarray(points, dtype=np.float64))
         out = np.empty(points.shape[0], dtype=np.int64)
+        x, y = self.xy[:, 0], self.xy[:, 1]
         for s in range(0, points.shape[0], 20_000):  # bounded memory: 20,000 x P distances at a time
             block = points[s:s + 20_000]
-            d = ((block[:, None, :] - self.xy[None, :, :]) ** 2).sum(-1)
-            out[s:s + block.shape[0]] = np.argmin(d, axis=1)
+            dx = block[:, :1] - x  # the squared distance dx^2 + dy^2, as a sum over the 2 coordinates gives it
+            dy = block[:, 1:] - y
+            dx *= dx
+            dy *= dy
+            dx += dy
+            out[s:s + block.shape[0]] = np.argmin(dx, axis=1)
         return out
 
 

@@ -19,7 +19,7 @@ large, the order among the neighbours is a coin toss (paper §6).
 
 Neighbour order: exactly that of `privlib.words.neighbours.neighbour_ranks` (float64 distances, the word
 itself at rank 0, ties by row index), computed for the first ``far + 1`` ranks only by
-`privlib.words.mechanisms.postprocessing.neighbour_order_prefixes` (float32 pre-selection by matrix products in
+`privlib.words.neighbours.neighbour_order_prefixes` (float32 pre-selection by matrix products in
 blocks of rows, bounded memory, partition instead of a full sort, float64 re-score, stable
 (distance, row) order, certified against near-ties with a fallback to the single-row
 computation). The distances reported are then recomputed from float64 differences.
@@ -35,6 +35,7 @@ import numpy as np
 from privlib.core.statistics import binomial_standard_error
 from privlib.core.validation import as_generator, check_epsilons, check_positive_int
 from privlib.words.embeddings import GLOVE_6B_50D
+from privlib.words.experiments import sample_across_epsilons
 from privlib.words.mechanisms import MultivariateLaplace
 from privlib.words.neighbours import neighbour_order_prefixes
 from privlib.words.theory.noisy_dot import NoisyDotProduct
@@ -411,7 +412,10 @@ def mechanism_frequencies(space, table: NeighbourDistances, epsilons, words: int
     times per epsilon on ``words`` words drawn without replacement from ``table``'s words, and
     count outputs equal to the word and to its nearest neighbour; with the exact predictions of
     Eq. 18, 20, 21 for the same words (see `MechanismFrequencies`). ``table`` must have been
-    computed on ``space``. ``progress(fraction, message)`` is called per epsilon."""
+    computed on ``space``. ``progress(fraction, message)`` is called as epsilons are done.
+
+    The noisy points of many epsilons go to one exact search (`sample_across_epsilons`), which
+    draws the very numbers that one `sample_many` call per epsilon, in grid order, would draw."""
     if table.vocab_size != len(space) or table.embedding != space.name or table.dim != space.dim:
         raise ValueError("The neighbour-distance table was computed on another embedding: recompute it on this one.")
     eps = check_epsilons(epsilons)
@@ -423,11 +427,20 @@ def mechanism_frequencies(space, table: NeighbourDistances, epsilons, words: int
     z_w, z_12 = table.z_w_x1[pick], table.z_x1_x2[pick]
     inputs = np.repeat(rows, samples_per_word)
     nearest_rows = np.repeat(x1, samples_per_word)
-    mechanism = MultivariateLaplace()
+    # the runs of every epsilon, searched together: one `sample_across_epsilons` call per run of
+    # increasing epsilons draws exactly what one call per epsilon, in grid order, would draw
+    all_outputs = np.empty((eps.size, inputs.size), dtype=np.int64)
+    for run in np.split(np.arange(eps.size), np.flatnonzero(np.diff(eps) <= 0) + 1):
+        report = None
+        if progress is not None:
+            def report(done, last, before=int(run[0])):
+                progress((before + done) / eps.size,
+                         f"Ran the mechanism at ε = {last:g} ({before + done} of {eps.size})")
+        all_outputs[run] = sample_across_epsilons(space, MultivariateLaplace(), inputs, eps[run], rng, report)
     original, nearest = np.empty(eps.size), np.empty(eps.size)
     predicted, bound = np.empty(eps.size), np.empty(eps.size)
     for j, e in enumerate(eps):
-        outputs = mechanism.sample_many(space, inputs, e, rng)
+        outputs = all_outputs[j]
         original[j] = np.mean(outputs == inputs)
         nearest[j] = np.mean(outputs == nearest_rows)
         law = NoisyDotProduct(space.dim, e)
@@ -436,8 +449,6 @@ def mechanism_frequencies(space, table: NeighbourDistances, epsilons, words: int
         f_12 = np.where(np.isnan(z_12), 1.0, law.cdf(np.nan_to_num(z_12)))
         predicted[j] = np.mean(f_w)
         bound[j] = np.mean(np.minimum(law.sf(z_w), f_12))
-        if progress is not None:
-            progress((j + 1) / eps.size, f"Ran the mechanism at ε = {e:g} ({j + 1} of {eps.size})")
     for a in (eps, rows, original, nearest, predicted, bound):
         a.flags.writeable = False
     return MechanismFrequencies(eps, rows, samples_per_word, original, nearest, predicted, bound)

@@ -173,6 +173,18 @@ _DEBYE_POLYNOMIALS = _debye_polynomials(_DEBYE_TERMS)
 _DEBYE_MIN_ORDER = 25.0
 
 
+def _polyval_into(x: np.ndarray, coefficients: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """``np.polynomial.polynomial.polyval(x, coefficients)`` written into ``out``: the very same
+    operations (Horner's rule from c[-1] + 0·x), so the very same bits, without a new array per step
+    (about 3x faster on the quadrature's 10^5 points)."""
+    np.multiply(x, 0.0, out=out)
+    out += coefficients[-1]
+    for c in coefficients[-2::-1]:
+        out *= x
+        out += c
+    return out
+
+
 def _log_xnu_knu(nu: float, x: np.ndarray) -> np.ndarray:
     """log(x^nu K_nu(x)) for x >= 0 (elementwise), finite at x = 0 (limit 2^{nu-1} Gamma(nu)).
 
@@ -191,8 +203,12 @@ def _log_xnu_knu(nu: float, x: np.ndarray) -> np.ndarray:
         t = np.hypot(1.0, z)  # sqrt(1 + z^2) without overflow for huge x
         p = 1.0 / t
         series = np.zeros_like(xf)
+        term = np.empty_like(xf)
         for k in range(_DEBYE_TERMS - 1, -1, -1):  # smallest terms first
-            series += (-1.0) ** k * np.polynomial.polynomial.polyval(p, _DEBYE_POLYNOMIALS[k]) / nu**k
+            _polyval_into(p, _DEBYE_POLYNOMIALS[k], term)
+            term *= (-1.0) ** k
+            term /= nu**k
+            series += term
         out[finite] = (nu * math.log(nu) + nu * (np.log1p(t) - t)
                        + 0.5 * (_LOG_PI - math.log(2.0 * nu)) - 0.5 * np.log(t) + np.log(series))
         return out
