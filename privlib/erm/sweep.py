@@ -30,8 +30,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
+from privlib.core.threads import single_threaded_blas
 from privlib.core.validation import (
     check_delta,
     check_epsilon,
@@ -298,7 +298,7 @@ def erm_sweep(dataset="synthetic", ns=DEFAULT_NS, epsilon=1.0, delta=1e-6, d=10,
     weights = (ns.astype(np.float64) + 2000.0) * trials
     total, done = float(weights.sum()), 0.0
     data_d = d
-    with threadpool_limits(limits=1), ThreadPoolExecutor(max_workers=workers()) as pool:
+    with single_threaded_blas(), ThreadPoolExecutor(max_workers=workers()) as pool:
         for i, n in enumerate(ns):
             for t, data in enumerate(trial_stream(dataset, loss, int(n), d, seed, trials, task, pool)):
                 data_d = data.sums.d
@@ -333,7 +333,7 @@ def epsilon_sweep(dataset="diabetes", epsilons=DEFAULT_EPSILONS, delta=1e-5, tri
     metric, excess = collect(methods, epsilons, trials)
     constant = np.full(trials, np.nan)
     data_d, n_seen = d, n_value
-    with threadpool_limits(limits=1):
+    with single_threaded_blas():
         for t in range(trials):
             data = trial_data(dataset, loss, n_value, d, seed, t, task)
             data_d, n_seen = data.sums.d, data.sums.n
@@ -409,7 +409,7 @@ def inflation_tradeoff(dataset="synthetic", n=None, epsilon=1.0, delta=1e-6, inf
     values = np.full((ms.size, trials), np.nan)
     reference = np.full(trials, np.nan)
     n_seen, data_d = n_value, d
-    with threadpool_limits(limits=1):
+    with single_threaded_blas():
         for t in range(trials):
             data = trial_data(dataset, loss, n_value, d, seed, t, task)
             n_seen, data_d = data.sums.n, data.sums.d

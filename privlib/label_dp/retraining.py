@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from privlib.core.randomised_response import RandomisedResponse
+from privlib.core.threads import single_threaded_blas
 from privlib.core.validation import (
     as_generator,
     check_epsilon,
@@ -584,9 +585,7 @@ def accuracy_sweep(dataset, model="logistic", epsilons=DEFAULT_EPSILONS, modes=M
     ``redraw_data`` (default: True for synthetic datasets): repeat r uses a new draw of the data with
     seed (dataset seed + r), so the spread includes the data; real datasets never change.
     ``progress(done, total)`` is called after each (repeat, ε) cell. Fits run single-threaded
-    (threadpoolctl): faster than oversubscribed BLAS threads on small problems."""
-    from threadpoolctl import threadpool_limits
-
+    (`privlib.core.threads.single_threaded_blas`): faster than oversubscribed BLAS threads on small problems."""
     dataset = _dataset(dataset)
     model = _check_model_name(model)
     epsilons = _check_epsilon_list(epsilons)
@@ -605,7 +604,7 @@ def accuracy_sweep(dataset, model="logistic", epsilons=DEFAULT_EPSILONS, modes=M
     seeds = tuple(seed + r for r in range(repeats))
     data_seeds = tuple(base_data_seed + r for r in range(repeats)) if redraw else None
     total, done = repeats * epsilons.size, 0
-    with threadpool_limits(limits=1):
+    with single_threaded_blas():
         for r in range(repeats):
             data = dataset.redraw(data_seeds[r]) if redraw else dataset
             if r == 0 or redraw:

@@ -24,8 +24,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
+from privlib.core.threads import single_threaded_blas
 from privlib.core.validation import check_epsilons, check_positive_int, check_range, check_seed
 from privlib.projections.datasets import Dataset, load_dataset
 from privlib.projections.estimators import true_neighbours
@@ -392,7 +392,7 @@ def privacy_utility_sweep(dataset, mechanisms, epsilons=DEFAULT_EPSILONS, k=32, 
 
     # Releases at different ε are independent (each has its own generator): they run on all cores,
     # each thread with a single-threaded BLAS; results are collected in order in this thread.
-    with threadpool_limits(1, user_api="blas"), ThreadPoolExecutor(workers()) as pool:
+    with single_threaded_blas(), ThreadPoolExecutor(workers()) as pool:
         for rep in range(reps):
             rep_seed = repetition_seed(seed, rep)
             gaussian = make_projection("gaussian", p, k, rep_seed).apply(X_all)

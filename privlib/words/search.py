@@ -12,12 +12,12 @@ import os
 import tempfile
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 
 from privlib.core.noise import laplace_noise
+from privlib.core.threads import single_threaded_blas
 from privlib.core.validation import as_generator, check_epsilon, check_positive_int
 
 # Block sizes measured on the 2-core AMD EPYC (single-threaded CPU time of the block minima of 1,000
@@ -49,22 +49,13 @@ class SearchWorkers:
     equal to the number of cores, and its FIFO queue finishes calls in the order they came
     (with 10 equal interactions the first is done after 1/10 of the total, not all at the end).
 
-    Why a counted BLAS limit: the workers must run a single-threaded BLAS (a 2-thread one ran the
-    same products about 5x slower on a busy machine, from one calling thread or from several), but OpenBLAS's
-    thread count is process-wide. Per-call ``threadpool_limits`` blocks from concurrent calls
-    interleave their save/restore: one call restores 2 threads while another is scanning, and the
-    last to leave restores the 1 it saw, leaving the whole process single-threaded. Here the limit
-    is set when the first search starts and restored when the last one ends, under one lock.
-    threadpoolctl >= 3.8 lets only the thread that made the last change change it again, so the
-    control is released after each change (the first and last searches are on different threads).
+    The workers run a single-threaded BLAS through the process-wide counted hold of
+    `privlib.core.threads` (per-call ``threadpool_limits`` is racy across sessions; see there).
     """
 
     def __init__(self):
         self._lock = threading.Lock()
         self._executor = None
-        self._controller = None
-        self._limiter = None
-        self._active = 0
         self._local = threading.local()
 
     def reset_after_fork(self) -> None:
@@ -72,38 +63,9 @@ class SearchWorkers:
         self.__init__()
 
     @staticmethod
-    def _release_blas_control() -> None:
-        try:
-            from threadpoolctl import OpenBLASController
-        except ImportError:  # pragma: no cover - threadpoolctl < 3
-            return
-        clear = getattr(OpenBLASController, "clear_controlling_thread", None)  # threadpoolctl >= 3.8
-        if clear is not None:
-            clear(force=True)
-
-    @contextmanager
-    def single_threaded_blas(self):
-        """BLAS limited to one thread from the first concurrent search's start to the last one's end."""
-        with self._lock:
-            if self._active == 0:
-                from threadpoolctl import ThreadpoolController
-
-                if self._controller is None:
-                    self._controller = ThreadpoolController()
-                self._release_blas_control()
-                self._limiter = self._controller.limit(limits=1, user_api="blas")
-                self._release_blas_control()
-            self._active += 1
-        try:
-            yield
-        finally:
-            with self._lock:
-                self._active -= 1
-                if self._active == 0:
-                    self._release_blas_control()
-                    self._limiter.restore_original_limits()
-                    self._release_blas_control()
-                    self._limiter = None
+    def single_threaded_blas():
+        """The process-wide single-threaded-BLAS hold (`privlib.core.threads.single_threaded_blas`)."""
+        return single_threaded_blas()
 
     def _mark_worker(self) -> None:
         self._local.worker = True
