@@ -196,6 +196,26 @@ def start_page() -> None:
     st.rerun()
 
 
+#: The widget key of `plotly_warmup`'s chart (Streamlit gives its element the class st-key-<key>).
+PLOTLY_WARMUP_KEY = "plotly_warmup"
+
+
+def plotly_warmup():
+    """On a session's first run, an empty, invisible Plotly chart in a placeholder (returned; call its
+    ``.empty()`` once the page's first real chart is drawn): the browser fetches and parses Plotly's
+    script (4.7 MB) when it meets the first chart, so this starts that while the server still
+    computes the page's first result. Later runs get an empty placeholder (the script is loaded)."""
+    placeholder = st.empty()
+    if not st.session_state.get("_plotly_warm"):
+        st.session_state["_plotly_warm"] = True
+        import plotly.graph_objects as go
+
+        figure = go.Figure(layout={"height": 10, "margin": {"l": 0, "r": 0, "t": 0, "b": 0},
+                                   "xaxis": {"visible": False}, "yaxis": {"visible": False}})
+        placeholder.plotly_chart(figure, config={"staticPlot": True, "displayModeBar": False}, key=PLOTLY_WARMUP_KEY)
+    return placeholder
+
+
 def word_space() -> EmbeddingSpace:
     """Start a word-level page: draw the embedding sidebar (`sidebar`) and return the loaded
     space; when none is loaded, say so and stop the page."""

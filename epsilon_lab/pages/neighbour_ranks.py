@@ -47,6 +47,9 @@ st.markdown(
     "close neighbours, or a far-off word? Each output is ranked among the input's neighbours "
     "(rank 0 = the word itself, 1 = its nearest neighbour, …)."
 )
+# The browser loads Plotly's script (4.7 MB) only when the page shows its first chart: an empty
+# chart now has it loaded while the server computes the first result; removed once that is drawn.
+plotly_warmup = ui.plotly_warmup()
 space = ui.word_space()
 key = ui.embedding_key(space)
 
@@ -121,6 +124,7 @@ with left:
                                title=f"{what} for “{word}” at ε = {epsilon:g}"),
         key="rank_histogram",
     )
+    plotly_warmup.empty()
 with right:
     st.markdown("**Most probable outputs**" if result.exact else "**Most frequent outputs**")
     st.dataframe(

@@ -200,3 +200,19 @@ def test_no_embedding_loaded_stops_the_page_with_a_hint():
     # the title and the explanation come first (they need no embedding); the page stops before the rest
     assert [t.value for t in at.title] == ["Neighbour ranks"]
     assert not at.metric and not at.selectbox and not at.button
+
+
+def test_plotly_warmup_draws_one_empty_chart_on_a_sessions_first_run_only():
+    # the browser fetches Plotly's script at the first chart it meets: the first run of a session
+    # shows an empty chart early (the Neighbour ranks page then empties it under its histogram)
+    def script():
+        from epsilon_lab import ui
+
+        ui.plotly_warmup()
+
+    at = AppTest.from_function(script, default_timeout=TIMEOUT)
+    at.run()
+    charts = at.get("plotly_chart")
+    assert len(charts) == 1 and "plotly_warmup" in charts[0].proto.id
+    at.run()
+    assert len(at.get("plotly_chart")) == 0

@@ -24,6 +24,12 @@ def _metric_value(page, label_start: str) -> str:
     return metric.locator('[data-testid="stMetricValue"]').inner_text()
 
 
+#: The number of the page's Plotly charts, not counting the empty one that loads Plotly's script
+#: early (ui.plotly_warmup).
+CHARTS_JS = ("[...document.querySelectorAll('.js-plotly-plot')]"
+             ".filter(e => !e.closest('.st-key-plotly_warmup')).length")
+
+
 def _open(browser, url: str, charts: int, timeout_ms: int = 90_000):
     """A new tab at ``url``, once ``charts`` Plotly charts are drawn; returns (page, JS errors)."""
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
@@ -32,7 +38,7 @@ def _open(browser, url: str, charts: int, timeout_ms: int = 90_000):
     page.goto(url)
     # Stops early when the page shows an exception instead (it never draws its charts then).
     page.wait_for_function(
-        f"() => document.querySelectorAll('.js-plotly-plot').length >= {charts}"
+        f"() => {CHARTS_JS} >= {charts}"
         " || document.querySelector('[data-testid=\"stException\"]') !== null", timeout=timeout_ms)
     shown = page.locator('[data-testid="stException"]')
     assert shown.count() == 0, f"{url} shows an exception: {shown.first.inner_text()[:500]}"
