@@ -130,3 +130,16 @@ def line_probabilities(positions, word: int, eps: float) -> np.ndarray:
 def line_law():
     """`line_probabilities` bound to the positions of `line_space`: line_law(word, eps)."""
     return lambda word, eps: line_probabilities(LINE_POSITIONS, word, eps)
+
+
+@pytest.fixture(scope="session")
+def dask_client():
+    """A ``dask.distributed.Client`` of the local cluster of ``--workers 2``
+    (`privlib.words.cluster.open_client`: 2 worker processes of one thread and one search thread
+    each, as CI runs it), shared by every test that runs work on a cluster (ε studies, corpus
+    sanitisation). Started once, on first use only: a test run that uses no cluster never imports
+    Dask. Workers load embeddings themselves (`privlib.words.cluster.SpaceSpec`) and keep them."""
+    from privlib.words.cluster import open_client
+
+    with open_client(workers=2) as client:
+        yield client

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import argparse
 
-from privlib.cli import erm, label_dp, projections, words
+from privlib.cli import corpus, erm, label_dp, projections, words
 from privlib.cli.common import (
     EXIT_USAGE,
     Command,
@@ -25,6 +25,7 @@ from privlib.cli.common import (
 #: Each topic's commands, in the order ``--help`` lists them. A new topic adds its module here.
 TOPIC_COMMANDS: tuple[tuple[Command, ...], ...] = (
     words.COMMANDS,
+    corpus.COMMANDS,
     projections.COMMANDS,
     label_dp.COMMANDS,
     erm.COMMANDS,

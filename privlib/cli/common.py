@@ -222,6 +222,16 @@ def long_work(args: argparse.Namespace, name: str, seconds: float, reduce: str):
     return progress
 
 
+def add_cluster_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--scheduler`` / ``--workers``: run on a Dask cluster (`privlib.words.cluster.open_client`);
+    neither: in this process, as without Dask."""
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--scheduler", metavar="tcp://HOST:PORT", default=None,
+                       help="run the work on the Dask cluster whose scheduler listens there")
+    group.add_argument("--workers", type=positive_int, metavar="N", default=None,
+                       help="run the work on a local Dask cluster of N worker processes")
+
+
 def parse_epsilon(text: str) -> float:
     """argparse ``type`` of ``--epsilon``: a finite number > 0 (`check_epsilon`)."""
     try:

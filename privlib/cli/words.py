@@ -17,6 +17,7 @@ import numpy as np
 from privlib.cli.common import (
     Command,
     add_allow_long_flag,
+    add_cluster_arguments,
     add_epsilon_argument,
     add_seed_argument,
     fresh_seed,
@@ -30,6 +31,7 @@ from privlib.cli.common import (
 from privlib.core.validation import as_generator
 from privlib.presentation.words.report import choice_report
 from privlib.words.choice import Targets, WordSet, choose_epsilon, epsilon_grid
+from privlib.words.cluster import open_client
 from privlib.words.cost import (
     choose_epsilon_seconds,
     epsilon_sweep_seconds,
@@ -83,6 +85,26 @@ def mechanism_of(args):
     return resolve_mechanism((args.mechanism, parse_params(args.param)))
 
 
+def add_study_cluster_arguments(parser) -> None:
+    """``--scheduler`` / ``--workers`` (`add_cluster_arguments`) for the ε studies (sweep, table2,
+    choose), in a group whose help says what a cluster changes: where the blocks of words run and
+    the long-work estimate, not the numbers."""
+    group = parser.add_argument_group(
+        "Dask cluster",
+        "Run the blocks of words on a Dask cluster: the same seed gives the same numbers as in this "
+        "process. With a cluster, the long-work estimate (see --allow-long) is divided by the cluster's "
+        "total worker threads (except for work that stays in this process: the exact output laws of choose).")
+    add_cluster_arguments(group)
+
+
+def cluster_threads(client) -> int:
+    """Worker threads of the cluster of ``client`` (all workers), 1 without one: the long-work
+    estimate of an ε study is divided by it (its blocks of words run in parallel, one per thread)."""
+    if client is None:
+        return 1
+    return max(1, sum(client.nthreads().values()))
+
+
 # ---------------------------------------------------------------------------------------------
 # ranks
 
@@ -126,16 +148,20 @@ def add_sweep_arguments(parser) -> None:
     parser.add_argument("--epsilons", default="1:30", help="start:stop[:step] or a comma list (default 1:30)")
     add_word_arguments(parser)
     add_allow_long_flag(parser)
+    add_study_cluster_arguments(parser)
 
 
 def run_sweep(args) -> dict:
-    """Proportions original / close / distant against epsilon (`epsilon_sweep`, paper Fig. 2)."""
+    """Proportions original / close / distant against epsilon (`epsilon_sweep`, paper Fig. 2), in
+    this process or on the cluster of ``--scheduler`` / ``--workers`` (same numbers)."""
     mechanism = mechanism_of(args)
     epsilons = parse_epsilons(args.epsilons)
-    space = space_of(args)
-    seconds = epsilon_sweep_seconds(space, epsilons, args.words, mechanism)
-    return epsilon_sweep(space, epsilons, args.words, mechanism, args.close, rng=args.seed,
-                         progress=long_work(args, "sweep", seconds, "--words or --epsilons")).to_dict()
+    with open_client(args.scheduler, args.workers) as client:  # an unreachable scheduler: before loading
+        space = space_of(args)
+        seconds = epsilon_sweep_seconds(space, epsilons, args.words, mechanism) / cluster_threads(client)
+        return epsilon_sweep(space, epsilons, args.words, mechanism, args.close, rng=args.seed,
+                             progress=long_work(args, "sweep", seconds, "--words or --epsilons"),
+                             client=client).to_dict()
 
 
 def print_sweep(args, result: dict) -> None:
@@ -278,6 +304,7 @@ def add_table2_arguments(parser) -> None:
     add_space_arguments(parser)
     add_seed_argument(parser, default=0, help="random seed of the word sample (default 0)")
     add_allow_long_flag(parser)
+    add_study_cluster_arguments(parser)
 
 
 def run_table2(args) -> dict:
@@ -285,10 +312,11 @@ def run_table2(args) -> dict:
     errors, the published row when the embedding is one of the paper's, and the per-word values
     with --per-word."""
     rng = as_generator(args.seed)  # validates the seed before the embedding is loaded
-    space = space_of(args)
-    seconds = neighbour_distances_seconds(space, args.words, far=args.far)
-    table = neighbour_distances(space, args.words, far=args.far, rng=rng,
-                                progress=long_work(args, "table2", seconds, "--words"))
+    with open_client(args.scheduler, args.workers) as client:
+        space = space_of(args)
+        seconds = neighbour_distances_seconds(space, args.words, far=args.far) / cluster_threads(client)
+        table = neighbour_distances(space, args.words, far=args.far, rng=rng,
+                                    progress=long_work(args, "table2", seconds, "--words"), client=client)
     result = table.to_dict(per_word=args.per_word)
     result["seed"] = args.seed
     published = published_table2(space) if args.far == 101 else None
@@ -336,6 +364,7 @@ def add_choose_arguments(parser) -> None:
     parser.add_argument("--report", metavar="OUT.html", default=None, help="also write a self-contained HTML report")
     add_word_arguments(parser)
     add_allow_long_flag(parser)
+    add_study_cluster_arguments(parser)
 
 
 def read_words_text(args) -> str | None:
@@ -353,19 +382,22 @@ def run_choose(args) -> dict:
     targets = Targets(utility=args.target_close, max_keep=args.max_keep, keep_statistic=args.keep_statistic)
     text = read_words_text(args)
     seed = fresh_seed(args.seed)
-    space = space_of(args)
-    if text is not None:
-        words = WordSet.from_text(text, space, source=f"words of {os.path.basename(args.words_file)}")
-        if words.unknown:
-            first = ", ".join(words.unknown[:5])
-            print(f"note: {len(words.unknown):,} distinct word(s) not in the vocabulary, left out: {first}"
-                  f"{', …' if len(words.unknown) > 5 else ''}", file=sys.stderr)
-    else:
-        words = WordSet.random(space, args.words, seed)
-    seconds = choose_epsilon_seconds(space, words, epsilons, [mechanism], args.samples, args.close)
-    progress = long_work(args, "choose", seconds, "--words (or the words file), --epsilons or --samples")
-    choice = choose_epsilon(space, words, epsilons, [mechanism], args.samples, args.close, targets,
-                            args.sentence_length, seed, progress)
+    with open_client(args.scheduler, args.workers) as client:
+        space = space_of(args)
+        if text is not None:
+            words = WordSet.from_text(text, space, source=f"words of {os.path.basename(args.words_file)}")
+            if words.unknown:
+                first = ", ".join(words.unknown[:5])
+                print(f"note: {len(words.unknown):,} distinct word(s) not in the vocabulary, left out: {first}"
+                      f"{', …' if len(words.unknown) > 5 else ''}", file=sys.stderr)
+        else:
+            words = WordSet.random(space, args.words, seed)
+        seconds = choose_epsilon_seconds(space, words, epsilons, [mechanism], args.samples, args.close)
+        if not mechanism.has_exact_probabilities:  # exact output laws are computed in this process
+            seconds /= cluster_threads(client)
+        progress = long_work(args, "choose", seconds, "--words (or the words file), --epsilons or --samples")
+        choice = choose_epsilon(space, words, epsilons, [mechanism], args.samples, args.close, targets,
+                                args.sentence_length, seed, progress, client=client)
     result = choice.to_dict()
     if args.report:
         page = choice_report(choice, created=datetime.datetime.now().strftime("%Y-%m-%d %H:%M"))

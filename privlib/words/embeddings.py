@@ -93,6 +93,9 @@ class EmbeddingSpace:
         self.vectors = vectors32
         self.sq_norms = sq
         self.name = str(name)
+        #: How to load this space again, (file path or None for the built-in GloVe, vocab_size), for
+        #: a cluster's workers (`privlib.words.cluster.SpaceSpec`); None when built from arrays.
+        self.source: tuple | None = None
         self._derived: dict = {}  # see `derived`
         self._derived_lock = threading.RLock()  # re-entrant: one derived value may build on another
         self._index = index
@@ -121,7 +124,9 @@ class EmbeddingSpace:
         n = len(words)
         if vocab_size is not None:
             n = check_positive_int(vocab_size, "vocab_size", minimum=2, maximum=len(words))
-        return cls(words[:n], np.asarray(matrix[:n]), name=_sized_name(GLOVE_6B_50D, n, len(words)))
+        space = cls(words[:n], np.asarray(matrix[:n]), name=_sized_name(GLOVE_6B_50D, n, len(words)))
+        space.source = (None, vocab_size)
+        return space
 
     @classmethod
     def from_file(cls, path, vocab_size: int | None = None, name: str | None = None) -> "EmbeddingSpace":
@@ -164,7 +169,9 @@ class EmbeddingSpace:
                 "fix or remove those rows."
             )
         described = f"{kind}, {len(words):,} words" if kind == FASTTEXT_MODEL else f"{len(words):,} words"
-        return cls(words, vectors, name=f"{label} ({described})")
+        space = cls(words, vectors, name=f"{label} ({described})")
+        space.source = (str(path), vocab_size)
+        return space
 
     # ----------------------------------------------------------------- look-ups
     def __len__(self) -> int:

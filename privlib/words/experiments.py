@@ -1,5 +1,13 @@
 """Rank experiments: how often a mechanism outputs the original word, a close neighbour or a
-distant word (paper §2, Fig. 2; artifact CloseNeighborsDxFrequencies)."""
+distant word (paper §2, Fig. 2; artifact CloseNeighborsDxFrequencies).
+
+Studies over many words (the Fig. 2 sweep here, Table 2 in `privlib.words.theory`, the ε study in
+`privlib.words.choice`) are split into blocks of words whose size depends only on the study's own
+size (`words_per_block`, `sweep_words_per_block`, `word_blocks`), never on where it runs: each block is one task, run in
+this process or on a Dask cluster (``client``, `privlib.words.cluster`), and the caller combines
+the blocks' results in order. Each block draws from its own generator (`block_seeds`), so a
+laptop run and a cluster run with the same seed give the same numbers, line by line.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -8,7 +16,8 @@ import numpy as np
 
 from privlib.core.statistics import binomial_standard_error
 from privlib.core.validation import as_generator, check_epsilon, check_positive_int, parse_epsilon_grid
-from privlib.words.mechanisms import SAMPLE_BATCH, Mechanism, MultivariateLaplace
+from privlib.words.cluster import SpaceSpec, run_tasks
+from privlib.words.mechanisms import MECHANISMS, SAMPLE_BATCH, Mechanism, MultivariateLaplace, resolve_mechanism
 from privlib.words.neighbours import (
     CLOSE,
     DEFAULT_CLOSE,
@@ -21,8 +30,16 @@ from privlib.words.neighbours import (
 
 #: Largest sample count a single rank experiment accepts (memory and time stay bounded).
 MAX_SAMPLES = 1_000_000
-#: Noisy points searched per batch in a sweep (big enough for efficient blocked search).
+#: Noisy points searched per batch in a sweep (big enough for efficient blocked search); also about
+#: the outputs of one block of words of a study (`words_per_block`).
 SWEEP_QUERIES = 4000
+#: Fewest words of one block of the Fig. 2 sweep (`sweep_words_per_block`; all the words when fewer):
+#: ranking a block's outputs orders its words' neighbours together (`classify_outputs`), one pass
+#: over the vocabulary for up to 256 words (`privlib.words.neighbours.PIVOT_BLOCK`), so smaller
+#: blocks would pay passes that one in-process run before blocks did not (measured: x1.07 on 200
+#: words, epsilons 1:30, full GloVe, with blocks of 133 words). A constant of its own, not
+#: PIVOT_BLOCK: changing a speed setting must not change which numbers a seed gives.
+SWEEP_MIN_BLOCK_WORDS = 256
 #: Largest epsilon grid accepted (a sweep's cost grows linearly with it).
 MAX_EPSILONS = 1000
 #: Ranking one word's outputs in a sweep (`classify_outputs`: a float64 distance row and a partition)
@@ -227,18 +244,135 @@ def sample_across_epsilons(space, mechanism: Mechanism, inputs, epsilons, rng, o
     return outputs
 
 
+# ----------------------------------------------------------------------------- studies in blocks of words
+def words_per_block(outputs_per_word: int) -> int:
+    """Words of one block of a study whose words each get ``outputs_per_word`` outputs (epsilons x
+    runs per word): max(1, `SWEEP_QUERIES` // outputs_per_word), so one block is about one search
+    pass of `sample_across_epsilons` (an in-process run searches as it did before blocks). A
+    function of the study's size only: never of the client or the number of workers, so every run
+    of a study, wherever it runs, has the same blocks and the same numbers."""
+    return max(1, SWEEP_QUERIES // max(1, int(outputs_per_word)))
+
+
+def sweep_words_per_block(outputs_per_word: int) -> int:
+    """Words of one block of `epsilon_sweep`: `words_per_block`, but at least
+    `SWEEP_MIN_BLOCK_WORDS` (a function of the study's size only, as `words_per_block`)."""
+    return max(words_per_block(outputs_per_word), SWEEP_MIN_BLOCK_WORDS)
+
+
+def word_blocks(count: int, per_block: int) -> list[tuple[int, int]]:
+    """[(start, stop), ...]: ``count`` words cut into consecutive blocks of ``per_block`` (the last
+    one shorter)."""
+    per_block = check_positive_int(per_block, "words per block", minimum=1)
+    return [(start, min(start + per_block, count)) for start in range(0, count, per_block)]
+
+
+def block_seeds(rng, count: int) -> list[np.random.SeedSequence]:
+    """The seeds of ``count`` blocks of a study: ``SeedSequence(entropy).spawn(count)``, the entropy
+    128 bits (four 32-bit integers) drawn from the caller's generator ``rng`` once the study's
+    words are chosen. Block b's generator is ``numpy.random.default_rng(seeds[b])``: it depends only
+    on the caller's seed (or generator state) and b, not on where or in which order blocks run,
+    and the children of one SeedSequence are independent streams (NumPy's spawn). The caller's
+    generator moves on by the four draws whatever the study's size."""
+    entropy = [int(x) for x in as_generator(rng).integers(0, 2**32, size=4, dtype=np.uint64)]
+    return np.random.SeedSequence(entropy).spawn(int(count))
+
+
+def space_for_tasks(space, client):
+    """What a block task gets as its space: the space itself in this process (``client`` None), or
+    its `SpaceSpec` for a cluster (each worker loads it once; ValueError for a space built in
+    memory, which no worker could load)."""
+    return space if client is None else SpaceSpec.of(space)
+
+
+def space_of_task(space):
+    """The space a block task works on: ``space`` itself, or the one a `SpaceSpec` loads (once per
+    process)."""
+    return space.load() if isinstance(space, SpaceSpec) else space
+
+
+def mechanism_for_tasks(mechanism: Mechanism, client):
+    """What a block task gets as its mechanism (anything `resolve_mechanism` accepts): the instance
+    itself in this process; for a cluster, (name, parameters) when the registry makes the very same
+    mechanism from them (the worker builds it: nothing but the name and parameters is shipped),
+    else the instance (pickled by Dask)."""
+    if client is None or MECHANISMS.get(mechanism.name) is not type(mechanism):
+        return mechanism
+    return mechanism.name, tuple(mechanism.parameters.items())
+
+
+def run_word_blocks(client, function, tasks, progress=None) -> list:
+    """``[function(*task) for task in tasks]`` in order, through `privlib.words.cluster.run_tasks`
+    (in this process when ``client`` is None, else one Dask task per block of words).
+
+    ``progress(fraction, message)``: in this process each task gets one more argument, a callback
+    for its own progress (fraction within the block), reported as its share of the whole; on a
+    cluster, after each block done. Block functions must take that argument last, default None."""
+    tasks = [tuple(task) for task in tasks]
+    total = len(tasks)
+    if progress is None:
+        return run_tasks(client, function, tasks)
+    if client is None:
+        def within(block):
+            def report(fraction, message):
+                where = f"block {block + 1}/{total}: " if total > 1 else ""
+                progress((block + min(max(fraction, 0.0), 1.0)) / total, where + message)
+            return report
+
+        return run_tasks(None, function, [(*task, within(b)) for b, task in enumerate(tasks)])
+    return run_tasks(client, function, tasks,
+                     lambda done, count: progress(done / count, f"{done} of {count} blocks of words done"))
+
+
+def sweep_block(space, mechanism, rows, epsilons, samples_per_word: int, close: int, seed,
+                progress=None) -> np.ndarray:
+    """One block of `epsilon_sweep`: the class (ORIGINAL / CLOSE / DISTANT, int8) of every output
+    for the input words ``rows``, each repeated ``samples_per_word`` times, shape
+    (rows.size x samples_per_word, epsilons). ``space``: a space or its `SpaceSpec`; ``mechanism``:
+    anything `resolve_mechanism` accepts; the outputs are drawn by `sample_across_epsilons` from
+    ``numpy.random.default_rng(seed)``, then ranked by `classify_outputs`.
+    ``progress(fraction, message)`` within the block."""
+    space = space_of_task(space)
+    mechanism = resolve_mechanism(mechanism)
+    rows = np.asarray(rows, dtype=np.int64)
+    epsilons = np.asarray(epsilons, dtype=np.float64)
+    report = progress or (lambda fraction, message: None)
+    rng = np.random.default_rng(seed)
+    inputs = np.repeat(rows, samples_per_word)
+    sampled = inputs.size * epsilons.size / (inputs.size * epsilons.size + RANKING_QUERIES * rows.size)
+    outputs = sample_across_epsilons(
+        space, mechanism, inputs, epsilons, rng,
+        lambda done, last: report(sampled * done / epsilons.size, f"Sampled {done} of {epsilons.size} epsilons")).T
+    per_word = outputs.reshape(rows.size, samples_per_word * epsilons.size)
+    return classify_outputs(
+        space, rows, per_word, close,
+        progress=lambda done, total: report(sampled + (1 - sampled) * done / total,
+                                            f"Ranked outputs of {done:,}/{total:,} words"),
+    ).reshape(inputs.size, epsilons.size)
+
+
 def epsilon_sweep(space, epsilons, words=200, mechanism: Mechanism | None = None, close: int = DEFAULT_CLOSE,
-                  rng=None, samples_per_word: int = 1, progress=None) -> EpsilonSweep:
+                  rng=None, samples_per_word: int = 1, progress=None, client=None) -> EpsilonSweep:
     """Paper Fig. 2: for each epsilon, one output per word (``samples_per_word`` outputs) for
     words drawn uniformly without replacement from the vocabulary (``words`` = a count) or given
     as a list; the proportions of original / close / distant outputs against epsilon.
 
-    ``progress(fraction, message)`` is called as work completes (fraction in [0, 1]).
+    The words are cut into blocks of `sweep_words_per_block` (epsilons x samples per word) words
+    (`sweep_block`); block b draws from its own generator, `block_seeds` (128 bits of entropy
+    drawn from ``rng`` after the words). ``client``: a ``dask.distributed.Client`` to run the
+    blocks on its workers (the space must have been loaded from a file or be the built-in GloVe,
+    `privlib.words.cluster.SpaceSpec`), or None: in this process, without importing Dask. Same
+    seed, same numbers either way. (Before blocks, all outputs came from ``rng`` itself, in the
+    order (epsilon, word): a seed now gives other draws than it did then, from the same laws.)
+
+    ``progress(fraction, message)`` is called as work completes (fraction in [0, 1]): within each
+    block in this process, block by block on a cluster.
     """
     mechanism = mechanism or MultivariateLaplace()
     rng = as_generator(rng)
     epsilons = np.atleast_1d(np.asarray([check_epsilon(float(e)) for e in np.atleast_1d(epsilons)]))
     samples_per_word = check_positive_int(samples_per_word, "samples_per_word", maximum=1000)
+    close = check_positive_int(close, "close (K)", minimum=1, maximum=len(space) - 1)
     if isinstance(words, str):
         words = [words]
     if isinstance(words, (int, np.integer)):
@@ -248,18 +382,14 @@ def epsilon_sweep(space, epsilons, words=200, mechanism: Mechanism | None = None
         rows = space.indices(words)
         if rows.size == 0:
             raise ValueError("Give at least one word for the sweep.")
-    report = progress or (lambda fraction, message: None)
-    inputs = np.repeat(rows, samples_per_word)
-    sampled = inputs.size * epsilons.size / (inputs.size * epsilons.size + RANKING_QUERIES * rows.size)
-    outputs = sample_across_epsilons(
-        space, mechanism, inputs, epsilons, rng,
-        lambda done, last: report(sampled * done / epsilons.size, f"Sampled {done} of {epsilons.size} epsilons")).T
-    per_word = outputs.reshape(rows.size, samples_per_word * epsilons.size)
-    classes = classify_outputs(
-        space, rows, per_word, close,
-        progress=lambda done, total: report(sampled + (1 - sampled) * done / total,
-                                            f"Ranked outputs of {done:,}/{total:,} words"),
-    ).reshape(inputs.size, epsilons.size)
+    blocks = word_blocks(rows.size, sweep_words_per_block(epsilons.size * samples_per_word))
+    seeds = block_seeds(rng, len(blocks))
+    task_space, task_mechanism = space_for_tasks(space, client), mechanism_for_tasks(mechanism, client)
+    classes = np.concatenate(run_word_blocks(
+        client, sweep_block,
+        [(task_space, task_mechanism, rows[a:b], epsilons, samples_per_word, close, seed)
+         for (a, b), seed in zip(blocks, seeds)],
+        progress), axis=0)
     proportions = {
         "original": np.mean(classes == ORIGINAL, axis=0),
         "close": np.mean(classes == CLOSE, axis=0),
@@ -278,14 +408,13 @@ def sweeps_to_json(labelled_sweeps, indent: int | None = 2) -> str:
 
 
 def compare_sweeps(space, epsilons, words, mechanisms, close: int = DEFAULT_CLOSE, rng=None,
-                   samples_per_word: int = 1, progress=None) -> list[EpsilonSweep]:
+                   samples_per_word: int = 1, progress=None, client=None) -> list[EpsilonSweep]:
     """One `epsilon_sweep` per mechanism (a `Mechanism`, a name or a (name, parameters) pair, see
     `resolve_mechanism`), in order. With an integer ``rng`` seed every sweep starts from that
-    seed, so for ``words`` a count all mechanisms run on the same random words; a
-    ``numpy.random.Generator`` is shared, each sweep drawing after the previous one.
-    ``progress(fraction, message)`` covers all the sweeps, each an equal share."""
-    from privlib.words.mechanisms import resolve_mechanism
-
+    seed, so for ``words`` a count all mechanisms run on the same random words (and the same block
+    seeds); a ``numpy.random.Generator`` is shared, each sweep drawing after the previous one.
+    ``client``: see `epsilon_sweep`. ``progress(fraction, message)`` covers all the sweeps, each
+    an equal share."""
     specs = list(mechanisms)
     if not specs:
         raise ValueError("Give at least one mechanism to compare.")
@@ -296,5 +425,5 @@ def compare_sweeps(space, epsilons, words, mechanisms, close: int = DEFAULT_CLOS
             def report(fraction, message, i=i):
                 progress((i + fraction) / len(specs), message)
         sweeps.append(epsilon_sweep(space, epsilons, words, resolve_mechanism(spec), close, rng=rng,
-                                    samples_per_word=samples_per_word, progress=report))
+                                    samples_per_word=samples_per_word, progress=report, client=client))
     return sweeps

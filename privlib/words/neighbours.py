@@ -7,13 +7,12 @@ rank_w(w) = 0 and ties broken by row order (stable sort). Paper §2, Fig. 2; the
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 import numpy as np
 
 from privlib.core.validation import check_positive_int
-from privlib.words.search import SEARCH_WORKERS
+from privlib.words.search import SEARCH_WORKERS, search_threads
 
 #: The paper's close-neighbour cut-off K.
 DEFAULT_CLOSE = 100
@@ -428,13 +427,9 @@ def _certified_prefix_block(space, rows, lengths, owner, cand, p64, margin, pair
 
 
 def scan_threads() -> int:
-    """Parts a pass over the vocabulary is cut into (`certified_prefixes`): one per core this process
-    may use, at most 8 (the workers of `SEARCH_WORKERS`)."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not on Linux
-        cores = os.cpu_count() or 1
-    return max(1, min(cores, 8))
+    """Parts a pass over the vocabulary is cut into (`certified_prefixes`): one per thread of the
+    search's workers (`privlib.words.search.search_threads`), which run them."""
+    return search_threads()
 
 
 def _in_threads(work, items) -> list:

@@ -32,7 +32,23 @@ _UNIT_ROUNDOFF32 = 2.0**-24
 MAX_COORDINATE = 1e30
 
 
-def _threads() -> int:
+#: Environment variable that sets the number of threads the search (and every scan of the
+#: vocabulary) uses in this process; unset: one per core the process may run on, at most 8. A Dask
+#: worker process started by `privlib.words.cluster` gets its own thread count here, so workers
+#: sharing a machine do not each start one thread per core (2 workers x 2 threads on 2 cores ran
+#: the corpus benchmark slower than one process).
+THREADS_VARIABLE = "PRIVLIB_THREADS"
+
+
+def search_threads() -> int:
+    """Threads of the search's pool: `THREADS_VARIABLE` when set to a whole number >= 1, else one
+    per core this process may run on (containers, taskset), at most 8."""
+    text = os.environ.get(THREADS_VARIABLE, "").strip()
+    if text:
+        try:
+            return max(1, min(int(text), 64))
+        except ValueError:
+            raise ValueError(f"{THREADS_VARIABLE} must be a whole number of threads >= 1, got {text[:40]!r}.") from None
     try:
         cores = len(os.sched_getaffinity(0))  # the cores this process may run on (containers, taskset)
     except AttributeError:  # pragma: no cover - not on Linux
@@ -45,7 +61,7 @@ class SearchWorkers:
 
     Why one pool for the process: the app serves many sessions from threads that share one space.
     A pool per call (the former design) put 2 x users scanning threads on 2 cores, each with its
-    own 16 MB score block; one pool of `_threads()` workers keeps the number of scanning threads
+    own 16 MB score block; one pool of `search_threads()` workers keeps the number of scanning threads
     equal to the number of cores, and its FIFO queue finishes calls in the order they came
     (with 10 equal interactions the first is done after 1/10 of the total, not all at the end).
 
@@ -78,7 +94,7 @@ class SearchWorkers:
             return [task() for task in tasks]
         with self._lock:
             if self._executor is None:
-                self._executor = ThreadPoolExecutor(_threads(), thread_name_prefix="privlib-search",
+                self._executor = ThreadPoolExecutor(search_threads(), thread_name_prefix="privlib-search",
                                                     initializer=self._mark_worker)
             executor = self._executor
         with self.single_threaded_blas():
@@ -95,7 +111,7 @@ def _over_query_blocks(m: int, scan) -> None:
     """Call ``scan(slice)`` over m queries cut into one block per thread (at most QUERY_BLOCK
     each), on the shared workers, each with a single-threaded BLAS (25-40 % faster than one thread
     with a multi-threaded BLAS on a quiet machine, several times faster on a busy one)."""
-    chunk = max(1, min(QUERY_BLOCK, -(-m // _threads())))
+    chunk = max(1, min(QUERY_BLOCK, -(-m // search_threads())))
     SEARCH_WORKERS.run([lambda s=s: scan(slice(s, s + chunk)) for s in range(0, m, chunk)])
 
 
@@ -108,7 +124,7 @@ def _round_up32(values) -> np.ndarray:
 def _query_chunks(m: int) -> list[slice]:
     """Query chunks of at most QUERY_BLOCK, in a multiple of the worker count (so that e.g. 2,500
     queries on 2 workers run as 4 x 625, not 1000 + 1000 + 500)."""
-    threads = _threads()
+    threads = search_threads()
     n = -(-m // QUERY_BLOCK)
     n = -(-n // threads) * threads
     size = -(-m // n)
@@ -201,7 +217,7 @@ class ExactSearch:
             # one chunk of queries: the workers share the word blocks, this thread settles
             n_blocks = -(-self._augmented.shape[0] // WORD_BLOCK)
             minima = np.empty((n_blocks, m), dtype=np.float32)
-            parts = min(_threads(), n_blocks)
+            parts = min(search_threads(), n_blocks)
             edges = [n_blocks * k // parts for k in range(parts + 1)]
             q_t = np.ascontiguousarray(queries.T)
             SEARCH_WORKERS.run([lambda a=a, b=b: self._block_minima(q_t, minima[a:b], a)
@@ -465,7 +481,7 @@ class AnnoySearch:
             index.set_seed(seed)
             for i, v in enumerate(space.vectors):
                 index.add_item(i, v)
-            index.build(self.n_trees, n_jobs=_threads())
+            index.build(self.n_trees, n_jobs=search_threads())
             # write to a temporary name first, so a half-written file is never taken as the cache
             fd, tmp = tempfile.mkstemp(dir=cache, suffix=".ann.tmp")
             os.close(fd)

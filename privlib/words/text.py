@@ -458,7 +458,53 @@ def sanitize_many(texts, mechanism=None, epsilon: float = 10.0, space=None, rng=
                   policy: SanitisePolicy | None = None, progress=None, batch_words: int = 20_000) -> list:
     """`sanitize` for several documents, results in input order, drawing from one random stream
     (deterministic for a seed). Mechanism runs are batched across documents (about
-    ``batch_words`` words per call); ``progress(fraction, message)`` is called after each batch."""
+    ``batch_words`` words per call); ``progress(fraction, message)`` is called after each batch.
+    A document's outputs depend on the documents before it (they share the stream); for outputs
+    that depend only on the document, see `sanitize_per_document`."""
+    mechanism, epsilon, policy = _checked_arguments(mechanism, epsilon, space, policy)
+    rng = as_generator(rng)
+    report = progress or (lambda fraction, message: None)
+    texts = [_check_text(t) for t in texts]
+    results = []
+    start = 0
+    while start < len(texts):
+        # documents in batches of about `batch_words` words: one mechanism call per batch
+        stop, words = start, 0
+        while stop < len(texts) and (stop == start or words < batch_words):
+            words += len(texts[stop]) // 4 + 1
+            stop += 1
+        results.extend(_sanitise_batch(texts[start:stop], mechanism, epsilon, space, policy, rng=rng))
+        start = stop
+        report(start / len(texts), f"Sanitised {start:,} of {len(texts):,} documents")
+    return results
+
+
+def sanitize_per_document(texts, generators, mechanism=None, epsilon: float = 10.0, space=None,
+                          policy: SanitisePolicy | None = None, measure: bool = True) -> list:
+    """`sanitize` for several documents where document d draws all its randomness — the
+    mechanism's noise and the out-of-vocabulary "random" words, in that order — from its own
+    generator ``generators[d]`` (a numpy Generator). A document's result then depends only on its
+    text and its generator, not on the other documents of the call or their order: a corpus
+    seeded per document gives the same output however it is split into calls
+    (`privlib.words.corpus`). The mechanism still runs once for the whole call
+    (`Mechanism.sample_groups`: one search pass for all the documents' words).
+
+    ``measure`` = False leaves each sanitised token's rank, distance and cosine unset (None):
+    ranking an output needs one distance row per distinct input word, about as costly as the
+    search itself, and a corpus needs only the text and its budget.
+    """
+    mechanism, epsilon, policy = _checked_arguments(mechanism, epsilon, space, policy)
+    texts = [_check_text(t) for t in texts]
+    generators = list(generators)
+    if len(generators) != len(texts):
+        raise ValueError(f"Give one generator per document: {len(generators)} generators for {len(texts)} documents.")
+    return _sanitise_batch(texts, mechanism, epsilon, space, policy, generators=generators, measure=measure)
+
+
+def _checked_arguments(mechanism, epsilon, space, policy) -> tuple:
+    """(mechanism, epsilon, policy) of the sanitising functions, checked: a `Mechanism` or a
+    name (default: the multivariate Laplace mechanism), a valid epsilon, a `SanitisePolicy`
+    (default: the defaults); ValueError without a space."""
     if space is None:
         raise ValueError("sanitize needs an embedding space (e.g. EmbeddingSpace.glove_6b_50d()).")
     if mechanism is None:
@@ -471,42 +517,39 @@ def sanitize_many(texts, mechanism=None, epsilon: float = 10.0, space=None, rng=
     policy = policy or SanitisePolicy()
     if not isinstance(policy, SanitisePolicy):
         raise ValueError("policy must be a SanitisePolicy.")
-    rng = as_generator(rng)
-    report = progress or (lambda fraction, message: None)
-    texts = [_check_text(t) for t in texts]
-    results = []
-    start = 0
-    while start < len(texts):
-        # documents in batches of about `batch_words` words: one mechanism call per batch
-        stop, words = start, 0
-        while stop < len(texts) and (stop == start or words < batch_words):
-            words += len(texts[stop]) // 4 + 1
-            stop += 1
-        results.extend(_sanitise_batch(texts[start:stop], mechanism, epsilon, space, rng, policy))
-        start = stop
-        report(start / len(texts), f"Sanitised {start:,} of {len(texts):,} documents")
-    return results
+    return mechanism, epsilon, policy
 
 
-def _sanitise_batch(texts, mechanism, epsilon, space, rng, policy) -> list:
+def _sanitise_batch(texts, mechanism, epsilon, space, policy, rng=None, generators=None, measure=True) -> list:
+    """The documents ``texts`` (checked) sanitised with one mechanism call for all their tokens.
+    Randomness: either one stream ``rng`` that the documents share in order (`sanitize_many`), or
+    one generator per document, ``generators[d]`` (`sanitize_per_document`), for the mechanism
+    (`Mechanism.sample_groups`) and for the out-of-vocabulary "random" words alike."""
     stops = stop_words() if policy.keep_stop_words else frozenset()
     plans = []  # per document: tokens and, per token, (action, reason, looked-up word)
     inputs = []  # (document, token position, row) of every word to sanitise, in text order
+    counts = np.zeros(len(texts), dtype=np.int64)  # words to sanitise per document
     for d, text in enumerate(texts):
         tokens = tokenize(text, space, policy.case)
         plan = [_token_plan(tok, space, policy, stops) for tok in tokens]
+        before = len(inputs)
         inputs.extend((d, i, space.index(step[2])) for i, step in enumerate(plan)
                       if step is not None and step[0] == SANITISED)
+        counts[d] = len(inputs) - before
         plans.append((tokens, plan))
     rows = np.array([row for _, _, row in inputs], dtype=np.int64)
-    outputs = mechanism.sample_many(space, rows, epsilon, rng) if rows.size else rows
-    ranks = output_ranks(space, rows, outputs)
-    x, y = space.vectors[rows].astype(np.float64), space.vectors[outputs].astype(np.float64)
-    distances = np.linalg.norm(x - y, axis=1)
-    cosines = np.empty(rows.size)
-    for row in np.unique(rows):
-        same = rows == row
-        cosines[same] = space.cosine_similarities(row, outputs[same])
+    if generators is not None:
+        outputs = mechanism.sample_groups(space, rows, epsilon, generators, counts)
+    else:
+        outputs = mechanism.sample_many(space, rows, epsilon, rng) if rows.size else rows
+    if measure:
+        ranks = output_ranks(space, rows, outputs)
+        x, y = space.vectors[rows].astype(np.float64), space.vectors[outputs].astype(np.float64)
+        distances = np.linalg.norm(x - y, axis=1)
+        cosines = np.empty(rows.size)
+        for row in np.unique(rows):
+            same = rows == row
+            cosines[same] = space.cosine_similarities(row, outputs[same])
     drawn = {(d, i): k for k, (d, i, _) in enumerate(inputs)}
 
     results = []
@@ -521,14 +564,16 @@ def _sanitise_batch(texts, mechanism, epsilon, space, rng, policy) -> list:
                 k = drawn[(d, i)]
                 out_word = space.words[outputs[k]]
                 replacement = tok.text if outputs[k] == rows[k] else _restore_case(tok.text, out_word, looked_up)
+                measured = (int(ranks[k]), float(distances[k]), float(cosines[k])) if measure else (None, None, None)
                 record = TokenRecord(i, tok.start, tok.kind, tok.text, replacement, action, reason, True, looked_up,
-                                     out_word, int(ranks[k]), float(distances[k]), float(cosines[k]), epsilon)
+                                     out_word, *measured, epsilon)
             else:
                 in_vocab = {"not in vocabulary": False, "stop word": looked_up is not None}.get(reason)
                 if action == REDACTED_ACTION:
                     replacement = REDACTED
                 elif action == RANDOM:
-                    replacement = _restore_case(tok.text, space.words[int(rng.integers(len(space)))], "")
+                    draw = rng if generators is None else generators[d]
+                    replacement = _restore_case(tok.text, space.words[int(draw.integers(len(space)))], "")
                 else:
                     replacement = tok.text
                 record = TokenRecord(i, tok.start, tok.kind, tok.text, replacement, action, reason, in_vocab)

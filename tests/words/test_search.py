@@ -389,3 +389,23 @@ def test_annoy_parameter_validation(tmp_path, separated_space):
 def test_absurdly_small_epsilon_is_explained_not_overflowed(gaussian_space):
     with pytest.raises(ValueError, match="epsilon is far too small"):
         gaussian_space.nearest(np.full((2, gaussian_space.dim), 1e31))
+
+
+def test_the_search_threads_follow_the_environment(monkeypatch):
+    # a Dask worker sharing the machine's cores with others runs PRIVLIB_THREADS search threads
+    # (privlib.words.cluster sets 1 on a local cluster): 2 workers x 2 threads on 2 cores ran slower
+    import os
+
+    monkeypatch.delenv(search_module.THREADS_VARIABLE, raising=False)
+    assert search_module.search_threads() == max(1, min(len(os.sched_getaffinity(0)), 8))
+    monkeypatch.setenv(search_module.THREADS_VARIABLE, "1")
+    assert search_module.search_threads() == 1
+    monkeypatch.setenv(search_module.THREADS_VARIABLE, "three")
+    with pytest.raises(ValueError, match="PRIVLIB_THREADS must be a whole number"):
+        search_module.search_threads()
+
+
+def test_a_local_clusters_workers_run_one_search_thread_each(dask_client):
+    from privlib.words.search import search_threads
+
+    assert set(dask_client.run(search_threads).values()) == {1}

@@ -142,13 +142,15 @@ def assemble_choice(space, words: WordSet, results, targets: Targets | None = No
 def choose_epsilon(space, words, epsilons="1:30", mechanisms=("multivariate-laplace", "postprocessing-fix"),
                    samples: int = DEFAULT_SAMPLES, close: int = DEFAULT_CLOSE, targets: Targets | None = None,
                    sentence_length: int = DEFAULT_SENTENCE_LENGTH, seed: int | None = None,
-                   progress=None) -> EpsilonChoice:
+                   progress=None, client=None) -> EpsilonChoice:
     """The whole analysis: `mechanism_metrics` for each mechanism, then `answer` for the
     targets. ``mechanisms``: names, `Mechanism` instances or (name, parameters).
 
     Each mechanism runs on a fresh generator from ``seed`` (so its numbers do not depend on
     which other mechanisms are compared); seed None draws a fresh seed, recorded in the result
-    so the analysis can be reproduced.
+    so the analysis can be reproduced. ``client``: a ``dask.distributed.Client`` to run the
+    sampled mechanisms' blocks of words on its workers, or None (in this process); the same seed
+    gives the same analysis either way (`mechanism_metrics`).
     """
     seed = fresh_seed() if seed is None else check_seed(seed)
     ws = as_word_set(words, space)
@@ -159,5 +161,5 @@ def choose_epsilon(space, words, epsilons="1:30", mechanisms=("multivariate-lapl
     for i, mech in enumerate(mechs):
         results.append(mechanism_metrics(
             space, ws, epsilons, mech, samples, close, rng=seed,
-            progress=lambda f, msg, i=i: report(min(1.0, (i + f) / len(mechs)), msg)))
+            progress=lambda f, msg, i=i: report(min(1.0, (i + f) / len(mechs)), msg), client=client))
     return assemble_choice(space, ws, results, targets, sentence_length, seed)

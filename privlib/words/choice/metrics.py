@@ -24,7 +24,10 @@ Per mechanism and epsilon (`MechanismMetrics`; names as in `METRICS`):
 
 Sampled mechanisms are run ``samples`` times per word and epsilon (all runs batched through
 `Mechanism.sample_many`, one call per batch of epsilons; outputs ranked with
-`ranks.output_ranks`): cost is linear in words x epsilons x samples. Mechanisms with exact
+`ranks.output_ranks`): cost is linear in words x epsilons x samples. The words are cut into
+blocks of `experiments.words_per_block` (epsilons x samples) words, each drawing from its own
+generator (`experiments.block_seeds`) and computing its words' metrics (`sampled_block_metrics`),
+in this process or on a Dask cluster's workers: same seed, same numbers. Mechanisms with exact
 output probabilities (``has_exact_probabilities``) are not sampled: every metric is computed
 from the exact law P(y | w) — unchanged = P(w|w); close = sum of P over ranks 1..K; cosine =
 sum_y P(y|w) cos(w, y); effective = exp(-sum_y P log P); distinct = E[S_w] =
@@ -68,7 +71,18 @@ import numpy as np
 from privlib.core.statistics import wilson_interval
 from privlib.core.validation import as_generator, check_epsilons, check_positive_int
 from privlib.words.choice.words import VOCABULARY, WORDS, WordSet, as_word_set
-from privlib.words.experiments import MAX_EPSILONS, parse_epsilons, sample_across_epsilons
+from privlib.words.experiments import (
+    MAX_EPSILONS,
+    block_seeds,
+    mechanism_for_tasks,
+    parse_epsilons,
+    run_word_blocks,
+    sample_across_epsilons,
+    space_for_tasks,
+    space_of_task,
+    word_blocks,
+    words_per_block,
+)
 from privlib.words.mechanisms import resolve_mechanism
 from privlib.words.neighbours import DEFAULT_CLOSE, neighbour_ranks, output_ranks
 
@@ -156,7 +170,7 @@ def float_list(a) -> list:
 
 
 def mechanism_metrics(space, words, epsilons, mechanism="multivariate-laplace", samples: int = DEFAULT_SAMPLES,
-                      close: int = DEFAULT_CLOSE, rng=None, progress=None) -> MechanismMetrics:
+                      close: int = DEFAULT_CLOSE, rng=None, progress=None, client=None) -> MechanismMetrics:
     """Privacy and utility metrics of ``mechanism`` for ``words`` at each epsilon of the grid
     (module docstring: definitions, exact laws, standard errors).
 
@@ -164,6 +178,16 @@ def mechanism_metrics(space, words, epsilons, mechanism="multivariate-laplace", 
     "words"). ``epsilons``: see `epsilon_grid`. ``samples`` (>= 2): runs per word and epsilon
     for sampled mechanisms, and the run count of the expected S_w for exact ones. ``close``: K.
     ``rng``: seed or Generator (same seed, same numbers). ``progress(fraction, message)``.
+
+    ``client``: a ``dask.distributed.Client`` to run a sampled mechanism's blocks of words on its
+    workers (the space must be loadable there, `privlib.words.cluster.SpaceSpec`), or None: in
+    this process, without importing Dask; same seed, same numbers either way. Block b draws from
+    ``default_rng(SeedSequence(entropy).spawn(blocks)[b])``, the entropy drawn from ``rng``
+    (`experiments.block_seeds`); before blocks, all runs came from ``rng`` itself, so a seed now
+    gives other draws than it did then, from the same laws. Mechanisms with exact output laws are
+    not sampled and are computed in this process (a few passes over the vocabulary per word and
+    epsilon, and a median over the pooled law of all the words, which blocks would have to ship
+    as N floats each).
     """
     mech = resolve_mechanism(mechanism)
     ws = as_word_set(words, space)
@@ -176,7 +200,7 @@ def mechanism_metrics(space, words, epsilons, mechanism="multivariate-laplace", 
     if mech.has_exact_probabilities:
         values, ses, bands, per_word = _exact_metrics(space, ws, eps, mech, samples, close, report)
     else:
-        values, ses, bands, per_word = _sampled_metrics(space, ws, eps, mech, samples, close, rng, report)
+        values, ses, bands, per_word = _sampled_metrics(space, ws, eps, mech, samples, close, rng, report, client)
     report(1.0, f"{mech.label}: done")
     for d in (values, ses, per_word):
         for a in d.values():
@@ -216,15 +240,31 @@ def _aggregate(per_word: dict, within_var: dict | None, scope: str):
     return values, ses, bands
 
 
-def _sampled_metrics(space, ws: WordSet, eps, mech, samples: int, close: int, rng, report):
-    rows, m, n_eps, s = ws.rows, len(ws), eps.size, samples
+def sampled_block_metrics(space, mechanism, rows, epsilons, samples: int, close: int, seed,
+                          progress=None) -> dict:
+    """One block of a sampled mechanism's `mechanism_metrics`: ``samples`` runs of ``mechanism``
+    for each word of ``rows`` at each epsilon, drawn by `sample_across_epsilons` from
+    ``numpy.random.default_rng(seed)``, ranked by `output_ranks`, and the block's per-word metrics
+    (module docstring). ``space``: a space or its `SpaceSpec`; ``mechanism``: anything
+    `resolve_mechanism` accepts. ``progress(fraction, message)`` within the block.
+
+    Returns {"per_word": {name: (words, epsilons)}, "variance": {name: (words, epsilons)}, the
+    variance of each word's own estimate, "ranks": (words, epsilons, samples) output ranks}.
+    """
+    space = space_of_task(space)
+    mech = resolve_mechanism(mechanism)
+    rows = np.asarray(rows, dtype=np.int64)
+    eps = np.asarray(epsilons, dtype=np.float64)
+    report = progress or (lambda fraction, message: None)
+    rng = np.random.default_rng(seed)
+    m, n_eps, s = rows.size, eps.size, samples
     inputs = np.repeat(rows, s)
     outputs = sample_across_epsilons(
         space, mech, inputs, eps, rng,
-        lambda done, last: report(0.85 * done / n_eps, f"{mech.label}: ran ε = {last:g} ({done}/{n_eps})"))
+        lambda done, last: report(0.9 * done / n_eps, f"{mech.label}: ran ε = {last:g} ({done}/{n_eps})"))
     outputs = outputs.reshape(n_eps, m, s).transpose(1, 0, 2)  # (word, epsilon, run)
     ranks = output_ranks(space, np.repeat(rows, n_eps * s), outputs.ravel(),
-                         progress=lambda done, total: report(0.85 + 0.1 * done / total,
+                         progress=lambda done, total: report(0.9 + 0.1 * done / total,
                                                              f"{mech.label}: ranked {done}/{total} words")
                          ).reshape(m, n_eps, s)
 
@@ -256,6 +296,21 @@ def _sampled_metrics(space, ws: WordSet, eps, mech, samples: int, close: int, rn
     var["distinct"] = ((s - 1) * singles * (s - singles) / s**2).reshape(m, n_eps)  # jackknife over runs
     per_word["effective"] = np.exp(entropy).reshape(m, n_eps)
     var["effective"] = (np.exp(2 * entropy) * np.maximum(second - plug_in**2, 0.0) / s).reshape(m, n_eps)
+    return {"per_word": per_word, "variance": var, "ranks": ranks}
+
+
+def _sampled_metrics(space, ws: WordSet, eps, mech, samples: int, close: int, rng, report, client=None):
+    rows, m, n_eps, s = ws.rows, len(ws), eps.size, samples
+    blocks = word_blocks(m, words_per_block(n_eps * s))
+    seeds = block_seeds(rng, len(blocks))
+    task_space, task_mechanism = space_for_tasks(space, client), mechanism_for_tasks(mech, client)
+    parts = run_word_blocks(
+        client, sampled_block_metrics,
+        [(task_space, task_mechanism, rows[a:b], eps, s, close, seed) for (a, b), seed in zip(blocks, seeds)],
+        lambda fraction, message: report(0.95 * fraction, message))
+    per_word = {name: np.concatenate([part["per_word"][name] for part in parts]) for name in PER_WORD_METRICS}
+    var = {name: np.concatenate([part["variance"][name] for part in parts]) for name in PER_WORD_METRICS}
+    ranks = np.concatenate([part["ranks"] for part in parts])
 
     values, ses, bands = _aggregate(per_word, var, ws.scope)
     # the most-kept word: its binomial SE; band from the words' Wilson intervals

@@ -11,6 +11,7 @@ from privlib.words.mechanisms.base import (
     SAMPLE_BATCH,
     Mechanism,
     Parameter,
+    grouped_rows,
     rows_and_epsilons,
 )
 from privlib.words.mechanisms.exponential import TEM, CusText, SanText, SanTextPlus
@@ -47,6 +48,6 @@ def resolve_mechanism(spec) -> Mechanism:
 
 __all__ = [
     "ALL_MECHANISMS", "MECHANISMS", "SAMPLE_BATCH", "CusText", "Mahalanobis", "Mechanism", "MultivariateLaplace",
-    "Parameter", "PostProcessingFix", "SanText", "SanTextPlus", "TEM", "Vickrey", "make_mechanism",
+    "Parameter", "PostProcessingFix", "SanText", "SanTextPlus", "TEM", "Vickrey", "grouped_rows", "make_mechanism",
     "resolve_mechanism", "rows_and_epsilons",
 ]

@@ -68,6 +68,25 @@ class Mechanism:
         rows, eps = rows_and_epsilons(rows, epsilon, space)
         return np.array([self.sample(space, int(r), e, 1, rng)[0] for r, e in zip(rows, eps)], dtype=np.int64)
 
+    def sample_groups(self, space, rows, epsilon, generators, counts) -> np.ndarray:
+        """One output for each input row in ``rows``, where the rows come in consecutive groups
+        (``counts[g]`` rows for group g, e.g. the words of one document) and group g draws only
+        from its own generator ``generators[g]``; ``epsilon`` is one value or one per row.
+
+        The outputs equal ``concatenate([sample_many(space, rows_g, eps_g, generators[g]) for
+        each group g])``: that is what this default does, one call per group (empty groups
+        draw nothing), correct for every mechanism. A group's outputs therefore depend only on
+        its rows, its epsilons and its generator, never on which other groups share the call.
+        Mechanisms whose cost is one search pass per call override this to search all the
+        groups' points at once, with exactly these outputs.
+        """
+        rows, eps, bounds = grouped_rows(rows, epsilon, generators, counts, space)
+        out = np.empty(rows.size, dtype=np.int64)
+        for generator, start, stop in zip(generators, bounds[:-1], bounds[1:]):
+            if stop > start:
+                out[start:stop] = self.sample_many(space, rows[start:stop], eps[start:stop], generator)
+        return out
+
     def __repr__(self) -> str:
         params = ", ".join(f"{k}={v!r}" for k, v in self.parameters.items())
         return f"{type(self).__name__}({params})"
@@ -99,3 +118,22 @@ def rows_and_epsilons(rows, epsilon, space=None) -> tuple[np.ndarray, np.ndarray
     for value in np.unique(eps):
         check_epsilon(float(value))
     return rows, eps
+
+
+def grouped_rows(rows, epsilon, generators, counts, space=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The arguments of `Mechanism.sample_groups` checked: rows and epsilons as in
+    `rows_and_epsilons`, and the groups' boundaries (``bounds[g]:bounds[g + 1]`` are group g's
+    rows, the cumulative sums of ``counts``). ValueError unless there is one generator (a numpy
+    Generator) per count and the counts are whole numbers >= 0 adding up to the number of rows."""
+    rows, eps = rows_and_epsilons(rows, epsilon, space)
+    counts = np.asarray(counts)
+    if counts.ndim != 1 or (counts.size and (not np.issubdtype(counts.dtype, np.integer) or counts.min() < 0)):
+        raise ValueError("counts must be whole numbers >= 0, one per group.")
+    if len(generators) != counts.size:
+        raise ValueError(f"Give one generator per group: {len(generators)} generators for {counts.size} groups.")
+    if not all(isinstance(g, np.random.Generator) for g in generators):
+        raise ValueError("generators must be numpy Generators (np.random.default_rng(...)), one per group.")
+    bounds = np.concatenate([[0], np.cumsum(counts, dtype=np.int64)])
+    if bounds[-1] != rows.size:
+        raise ValueError(f"The group counts add up to {int(bounds[-1])}, but there are {rows.size} rows.")
+    return rows, eps, bounds

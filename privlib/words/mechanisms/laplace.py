@@ -14,6 +14,7 @@ from privlib.words.mechanisms.base import (
     SAMPLE_BATCH,
     Mechanism,
     Parameter,
+    grouped_rows,
     rows_and_epsilons,
 )
 from privlib.words.search import AnnoySearch
@@ -134,10 +135,40 @@ class MultivariateLaplace(Mechanism):
         out = np.empty(rows.size, dtype=np.int64)
         search = self._search(space)
         for start in range(0, rows.size, SAMPLE_BATCH):
-            r, e = rows[start:start + SAMPLE_BATCH], eps[start:start + SAMPLE_BATCH]
-            points = space.vectors[r].astype(np.float64)
-            for value in np.unique(e):
-                sel = e == value
-                points[sel] += laplace_noise(space.dim, value, int(sel.sum()), rng)
-            out[start:start + r.size] = search.nearest(points)
+            chunk = slice(start, start + SAMPLE_BATCH)
+            out[chunk] = search.nearest(self._noisy_points(space, rows[chunk], eps[chunk], rng))
+        return out
+
+    @staticmethod
+    def _noisy_points(space, rows, eps, rng) -> np.ndarray:
+        """w* = phi(w) + eta for each row of one chunk (at most SAMPLE_BATCH rows), float64: the
+        noise is drawn from ``rng`` for each distinct epsilon in increasing order, all rows of that
+        epsilon at once. `sample_many` and `sample_groups` both draw exactly this way, which is why
+        their outputs agree."""
+        points = space.vectors[rows].astype(np.float64)
+        for value in np.unique(eps):
+            sel = eps == value
+            points[sel] += laplace_noise(space.dim, value, int(sel.sum()), rng)
+        return points
+
+    def sample_groups(self, space, rows, epsilon, generators, counts) -> np.ndarray:
+        """`Mechanism.sample_groups` (group g's rows draw from ``generators[g]`` only) with the
+        exact outputs of one `sample_many` call per group, but the searches batched across groups:
+        each group's noisy points are drawn as `sample_many` would draw them from its generator
+        (same chunks, same order), and the points of consecutive groups are searched together,
+        about SAMPLE_BATCH at a time. A search's answer for a point does not depend on the other
+        points of the call (the exact search is exact; Annoy answers each point on its own), so
+        the grouping changes the cost, not the outputs: one pass over the vocabulary for a
+        partition of many short documents instead of one per document."""
+        rows, eps, bounds = grouped_rows(rows, epsilon, generators, counts, space)
+        out = np.empty(rows.size, dtype=np.int64)
+        search = self._search(space)
+        pending, first = [], 0  # noisy points drawn but not yet searched: those of rows first, first + 1, …
+        for generator, start, stop in zip(generators, bounds[:-1], bounds[1:]):
+            for chunk_start in range(start, stop, SAMPLE_BATCH):  # sample_many's chunks of this group
+                chunk = slice(chunk_start, min(chunk_start + SAMPLE_BATCH, stop))
+                pending.append(self._noisy_points(space, rows[chunk], eps[chunk], generator))
+                if chunk.stop - first >= SAMPLE_BATCH or chunk.stop == rows.size:
+                    out[first:chunk.stop] = search.nearest(np.concatenate(pending))
+                    pending, first = [], chunk.stop
         return out

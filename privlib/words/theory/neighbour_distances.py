@@ -35,9 +35,15 @@ import numpy as np
 from privlib.core.statistics import binomial_standard_error
 from privlib.core.validation import as_generator, check_epsilons, check_positive_int
 from privlib.words.embeddings import GLOVE_6B_50D
-from privlib.words.experiments import sample_across_epsilons
+from privlib.words.experiments import (
+    run_word_blocks,
+    sample_across_epsilons,
+    space_for_tasks,
+    space_of_task,
+    word_blocks,
+)
 from privlib.words.mechanisms import MultivariateLaplace
-from privlib.words.neighbours import neighbour_order_prefixes
+from privlib.words.neighbours import PIVOT_BLOCK, neighbour_order_prefixes
 from privlib.words.theory.noisy_dot import NoisyDotProduct
 
 #: The paper's far neighbour for Table 2: x_101 (ranks 1..100 are the "close" neighbours).
@@ -57,6 +63,10 @@ GLOVE_6B_WORDS = 400_000
 
 #: Words whose neighbour order is computed between two progress reports.
 _PROGRESS_EVERY = 32
+#: Words of one block of Table 2 (one task on a cluster): the words `neighbour_order_prefixes`
+#: orders together anyway, so an in-process run does the work it did before blocks. A constant:
+#: the blocks never depend on where the table is computed.
+TABLE2_BLOCK = PIVOT_BLOCK
 
 
 def _quantity_names(far: int) -> tuple[str, str, str]:
@@ -192,13 +202,20 @@ def _nan_stat(fn, values: np.ndarray, minimum: int = 1) -> float:
     return float(fn(values))
 
 
-def neighbour_distances(space, words=5000, far: int = FAR_RANK, rng=None, progress=None) -> NeighbourDistances:
+def neighbour_distances(space, words=5000, far: int = FAR_RANK, rng=None, progress=None,
+                        client=None) -> NeighbourDistances:
     """Table 2's per-word quantities for ``words`` words of ``space``.
 
     ``words``: a count (drawn uniformly without replacement from the whole vocabulary with
     ``rng``, a seed or Generator, as the paper and its artifact do) or a list of words / rows.
     ``far``: the rank of the far neighbour (paper: 101). ``progress(fraction, message)`` is
-    called as words are done.
+    called as words are done (on a cluster: as blocks are done).
+
+    ``client``: a ``dask.distributed.Client`` to order the neighbours of blocks of `TABLE2_BLOCK`
+    words on its workers (`neighbour_block`; the space must be loadable there,
+    `privlib.words.cluster.SpaceSpec`), or None: in this process, without importing Dask. Nothing
+    here is random once the words are drawn, so the table is the same either way, and the same
+    as before blocks.
 
     Method: the first far + 1 entries of each word's `neighbour_ranks` order come from
     `neighbour_order_prefixes` (same float64 distances and tie rule as `neighbour_ranks`; memory
@@ -218,15 +235,12 @@ def neighbour_distances(space, words=5000, far: int = FAR_RANK, rng=None, progre
             f"{space.name} has {n_words:,}. Load a larger vocabulary or choose a smaller far rank."
         )
     rows = _input_rows(space, words, rng)
-    report = progress or (lambda fraction, message: None)
-    prefixes = np.empty((rows.size, far + 1), dtype=np.int64)
-    done = 0
-    for i, prefix in neighbour_order_prefixes(space, rows, far + 1):
-        prefixes[i] = prefix
-        done += 1
-        if done % _PROGRESS_EVERY == 0 or done == rows.size:
-            report(done / rows.size, f"Ordered the neighbours of {done:,} of {rows.size:,} words")
-    neighbours = prefixes[:, [1, 2, far]]
+    task_space = space_for_tasks(space, client)
+    # exact integer rows from each block; the float64 distances below are computed here, for all
+    # words at once, exactly as before blocks
+    neighbours = np.concatenate(run_word_blocks(
+        client, neighbour_block, [(task_space, rows[a:b], far) for a, b in word_blocks(rows.size, TABLE2_BLOCK)],
+        progress), axis=0)
     w = space.vectors[rows].astype(np.float64)
     x1, x2, xf = (space.vectors[neighbours[:, j]].astype(np.float64) for j in range(3))
     return NeighbourDistances(
@@ -238,6 +252,22 @@ def neighbour_distances(space, words=5000, far: int = FAR_RANK, rng=None, progre
         num_x1_x2=_frozen(np.einsum("ij,ij->i", x1 - x2, 2.0 * w - x1 - x2)),
         num_x1_far=_frozen(np.einsum("ij,ij->i", x1 - xf, 2.0 * w - x1 - xf)),
     )
+
+
+def neighbour_block(space, rows, far: int, progress=None) -> np.ndarray:
+    """One block of `neighbour_distances`: the rows of x_1, x_2 and x_far (ranks 1, 2 and ``far`` in
+    `neighbour_ranks` order) of each word of ``rows``, int64 (rows.size, 3), from
+    `neighbour_order_prefixes`. ``space``: a space or its `SpaceSpec`. ``progress(fraction,
+    message)`` within the block."""
+    space = space_of_task(space)
+    rows = np.asarray(rows, dtype=np.int64)
+    report = progress or (lambda fraction, message: None)
+    out = np.empty((rows.size, 3), dtype=np.int64)
+    for done, (i, prefix) in enumerate(neighbour_order_prefixes(space, rows, far + 1), start=1):
+        out[i] = prefix[[1, 2, far]]
+        if done % _PROGRESS_EVERY == 0 or done == rows.size:
+            report(done / rows.size, f"Ordered the neighbours of {done:,} of {rows.size:,} words")
+    return out
 
 
 def _norms(differences: np.ndarray) -> np.ndarray:
