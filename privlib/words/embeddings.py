@@ -349,7 +349,10 @@ def glove_words(index: Path) -> list[str]:
             return words
     import pyarrow.parquet as pq
 
-    words = pq.read_table(index).column(0).to_pylist()
+    # ParquetFile reads the file itself: read_table goes through pyarrow.dataset, which imports
+    # pandas, and the app loads this in a background thread while a page may be drawing a chart
+    # (Plotly reads pandas from sys.modules: a half-imported pandas breaks it)
+    words = pq.ParquetFile(index).read().column(0).to_pylist()
     if cached is not None:
         _write_words_cache(cached, key, words)
     return words

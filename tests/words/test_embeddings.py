@@ -372,7 +372,7 @@ def test_glove_words_cache_gives_the_parquet_words_and_writes_only_its_file(word
     def no_parquet(*args, **kwargs):
         raise AssertionError("the cache was not used")
 
-    monkeypatch.setattr("pyarrow.parquet.read_table", no_parquet)
+    monkeypatch.setattr("pyarrow.parquet.ParquetFile", no_parquet)
     assert embeddings.glove_words(index) == expected
 
 
@@ -388,8 +388,8 @@ def test_glove_words_cache_is_made_again_when_the_index_changes_or_is_damaged(wo
     embeddings.glove_words(index)
     cached = cache / embeddings.WORDS_CACHE_FILE
     reads = []
-    real_read = pq.read_table
-    monkeypatch.setattr(pq, "read_table", lambda *a, **k: reads.append(a) or real_read(*a, **k))
+    real_file = pq.ParquetFile
+    monkeypatch.setattr(pq, "ParquetFile", lambda *a, **k: reads.append(a) or real_file(*a, **k))
 
     info = index.stat()
     os.utime(index, ns=(info.st_atime_ns, info.st_mtime_ns + 10**9))  # e.g. the package was reinstalled
