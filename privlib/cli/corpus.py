@@ -17,31 +17,10 @@ from privlib.cli.common import (
     positive_int,
     terminal_progress,
 )
-from privlib.cli.words import add_space_arguments, mechanism_of, policy_help
+from privlib.cli.words import add_policy_arguments, add_space_arguments, mechanism_of, policy_of
 from privlib.words.cluster import SpaceSpec, open_client
 from privlib.words.corpus import PARTITION_SIZE, sanitize_corpus
 from privlib.words.mechanisms import MECHANISMS
-from privlib.words.text import CASE_POLICIES, NUMBER_POLICIES, OOV_POLICIES, SanitisePolicy
-
-
-def add_policy_arguments(parser) -> None:
-    """``--oov``, ``--case``, ``--numbers``, ``--keep-stop-words``: the `SanitisePolicy`, with the
-    help read from the library's policy tables (the options of ``sanitize``)."""
-    defaults = SanitisePolicy()
-    parser.add_argument("--oov", choices=tuple(OOV_POLICIES), default=defaults.oov,
-                        help="tokens not in the vocabulary (words, numbers, e-mail addresses, URLs): "
-                             + policy_help(OOV_POLICIES, defaults.oov))
-    parser.add_argument("--case", choices=tuple(CASE_POLICIES), default=defaults.case,
-                        help=policy_help(CASE_POLICIES, defaults.case))
-    parser.add_argument("--numbers", choices=tuple(NUMBER_POLICIES), default=defaults.numbers,
-                        help=policy_help(NUMBER_POLICIES, defaults.numbers))
-    parser.add_argument("--keep-stop-words", action="store_true",
-                        help="leave stop words (privlib/words/data/stopwords_en.txt, and clitics such as n't "
-                             "and 's) untouched: no budget, no protection")
-
-
-def policy_of(args) -> SanitisePolicy:
-    return SanitisePolicy(case=args.case, oov=args.oov, keep_stop_words=args.keep_stop_words, numbers=args.numbers)
 
 
 def add_sanitize_corpus_arguments(parser) -> None:

@@ -231,13 +231,10 @@ def policy_help(policies: dict, default: str) -> str:
     return text.replace("%", "%%")
 
 
-def add_sanitize_arguments(parser) -> None:
+def add_policy_arguments(parser) -> None:
+    """``--oov``, ``--case``, ``--numbers``, ``--keep-stop-words``: the `SanitisePolicy`, with the
+    help read from the library's policy tables (the options of ``sanitize``)."""
     defaults = SanitisePolicy()
-    parser.add_argument("text", nargs="?", help="the text to sanitise (or use -i FILE)")
-    parser.add_argument("-i", "--input", metavar="FILE",
-                        help="read documents from FILE, one per line ('-' = standard input); output keeps their order")
-    add_epsilon_argument(parser, help="privacy parameter per token (smaller = more privacy); a text of m sanitised "
-                                      "tokens spends m·epsilon")
     parser.add_argument("--oov", choices=tuple(OOV_POLICIES), default=defaults.oov,
                         help="tokens not in the vocabulary (words, numbers, e-mail addresses, URLs): "
                              + policy_help(OOV_POLICIES, defaults.oov))
@@ -245,11 +242,25 @@ def add_sanitize_arguments(parser) -> None:
                         help=policy_help(CASE_POLICIES, defaults.case))
     parser.add_argument("--numbers", choices=tuple(NUMBER_POLICIES), default=defaults.numbers,
                         help=policy_help(NUMBER_POLICIES, defaults.numbers))
-    parser.add_argument("--sanitise-numbers", dest="numbers", action="store_const", const="sanitise",
-                        help=argparse.SUPPRESS)  # the former switch: now the default, same as --numbers sanitise
     parser.add_argument("--keep-stop-words", action="store_true",
                         help="leave stop words (privlib/words/data/stopwords_en.txt, and clitics such as n't "
                              "and 's) untouched: no budget, no protection")
+
+
+def policy_of(args) -> SanitisePolicy:
+    """The `SanitisePolicy` of the options of `add_policy_arguments`."""
+    return SanitisePolicy(case=args.case, oov=args.oov, keep_stop_words=args.keep_stop_words, numbers=args.numbers)
+
+
+def add_sanitize_arguments(parser) -> None:
+    parser.add_argument("text", nargs="?", help="the text to sanitise (or use -i FILE)")
+    parser.add_argument("-i", "--input", metavar="FILE",
+                        help="read documents from FILE, one per line ('-' = standard input); output keeps their order")
+    add_epsilon_argument(parser, help="privacy parameter per token (smaller = more privacy); a text of m sanitised "
+                                      "tokens spends m·epsilon")
+    add_policy_arguments(parser)
+    parser.add_argument("--sanitise-numbers", dest="numbers", action="store_const", const="sanitise",
+                        help=argparse.SUPPRESS)  # the former switch: now the default, same as --numbers sanitise
     parser.add_argument("--progress", action="store_true",
                         help="show a progress bar on stderr even when not a terminal")
     add_word_arguments(parser)
@@ -269,8 +280,7 @@ def run_sanitize(args) -> dict:
     text output is the sanitised text, one document per line)."""
     mechanism = mechanism_of(args)
     documents = read_documents(args)
-    policy = SanitisePolicy(case=args.case, oov=args.oov, keep_stop_words=args.keep_stop_words,
-                            numbers=args.numbers)
+    policy = policy_of(args)
     space = space_of(args)
     show = args.progress or (args.input is not None and sys.stderr.isatty())
     results = sanitize_many(documents, mechanism, args.epsilon, space, args.seed, policy,
