@@ -52,9 +52,8 @@ import time
 import numpy as np
 
 from privlib.core.validation import check_epsilon, check_positive_int
-from privlib.words.choice.metrics import MAX_SAMPLES as MAX_CHOICE_SAMPLES
-from privlib.words.choice.metrics import check_runs, epsilon_grid, mechanism_metrics
-from privlib.words.choice.words import WordSet, as_word_set
+from privlib.words.choice.metrics import checked_metrics_arguments, mechanism_metrics
+from privlib.words.choice.words import WordSet
 from privlib.words.embeddings import EmbeddingSpace
 from privlib.words.experiments import MAX_SAMPLES
 from privlib.words.mechanisms import Mechanism, MultivariateLaplace, resolve_mechanism
@@ -261,12 +260,7 @@ def neighbour_distances_seconds(space, words=5000, far: int = FAR_RANK) -> float
 def mechanism_metrics_seconds(space, words, epsilons, mechanism="multivariate-laplace", samples: int = 100,
                               close: int = DEFAULT_CLOSE) -> float:
     """Estimated seconds of `mechanism_metrics` with these arguments (same checks, same errors)."""
-    mech = resolve_mechanism(mechanism)
-    ws = as_word_set(words, space)
-    eps = epsilon_grid(epsilons)
-    samples = check_positive_int(samples, "samples", minimum=2, maximum=MAX_CHOICE_SAMPLES)
-    close = check_positive_int(close, "close (K)", minimum=1, maximum=len(space) - 1)
-    check_runs(mech, len(ws), eps.size, samples)
+    mech, ws, eps, samples, close = checked_metrics_arguments(space, words, epsilons, mechanism, samples, close)
     if mech.has_exact_probabilities:
         return len(ws) * eps.size * exact_law_seconds(space, mech, eps, samples, close)
     return (len(ws) * eps.size * samples * sampling_seconds(space, mech, eps)

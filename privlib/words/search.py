@@ -322,16 +322,20 @@ class ExactSearch:
                 r, c = np.nonzero(scores <= lim[mine, None])
                 cand_q.append(mine[r])
                 cand_x.append(c + start)
-            cq = np.concatenate(cand_q)
-            cx = np.concatenate(cand_x)
-            diff = vectors[cx].astype(np.float64) - q64[j0 + cq]
-            d = np.einsum("ij,ij->i", diff, diff)
-            order = np.lexsort((cx, d, cq))  # by query, then distance, then index
-            cq, cx = cq[order], cx[order]
-            head = np.ones(order.size, dtype=bool)
-            head[1:] = cq[1:] != cq[:-1]
+            cq, cx, head = self._by_float64_distance(q64[j0:], np.concatenate(cand_q), np.concatenate(cand_x))
             found[j0 + cq[head]] = cx[head]
         return found
+
+    def _by_float64_distance(self, q64, cq, cx):
+        """Candidate pairs (query ``cq``, word ``cx``) sorted by query, then float64 distance
+        sum((x - q)^2), then row; with a mask of each query's first (nearest) candidate."""
+        diff = self.space.vectors[cx].astype(np.float64) - q64[cq]
+        d = np.einsum("ij,ij->i", diff, diff)
+        order = np.lexsort((cx, d, cq))  # by query, then distance, then index
+        cq, cx = cq[order], cx[order]
+        head = np.ones(order.size, dtype=bool)
+        head[1:] = cq[1:] != cq[:-1]
+        return cq, cx, head
 
     # -- the full-vocabulary re-score of `nearest_two`
     def _ranked_candidates(self, q64, queries, limits):
@@ -348,14 +352,7 @@ class ExactSearch:
                 r, c = np.nonzero(scores <= lim[:, None])
                 cand_q.append(r)
                 cand_x.append(c + start)
-            cq = np.concatenate(cand_q)
-            cx = np.concatenate(cand_x)
-            diff = vectors[cx].astype(np.float64) - q64[j0 + cq]
-            d = np.einsum("ij,ij->i", diff, diff)
-            order = np.lexsort((cx, d, cq))  # by query, then distance, then index
-            cq, cx = cq[order], cx[order]
-            head = np.ones(order.size, dtype=bool)
-            head[1:] = cq[1:] != cq[:-1]
+            cq, cx, head = self._by_float64_distance(q64[j0:], np.concatenate(cand_q), np.concatenate(cand_x))
             yield j0, cq, cx, head
 
     # -- first and second nearest (the Vickrey mechanism's pair)

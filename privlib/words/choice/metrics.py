@@ -189,12 +189,7 @@ def mechanism_metrics(space, words, epsilons, mechanism="multivariate-laplace", 
     epsilon, and a median over the pooled law of all the words, which blocks would have to ship
     as N floats each).
     """
-    mech = resolve_mechanism(mechanism)
-    ws = as_word_set(words, space)
-    eps = epsilon_grid(epsilons)
-    samples = check_positive_int(samples, "samples", minimum=2, maximum=MAX_SAMPLES)
-    close = check_positive_int(close, "close (K)", minimum=1, maximum=len(space) - 1)
-    check_runs(mech, len(ws), eps.size, samples)
+    mech, ws, eps, samples, close = checked_metrics_arguments(space, words, epsilons, mechanism, samples, close)
     report = progress or (lambda fraction, message: None)
     rng = as_generator(rng)
     if mech.has_exact_probabilities:
@@ -208,6 +203,19 @@ def mechanism_metrics(space, words, epsilons, mechanism="multivariate-laplace", 
     return MechanismMetrics(mech.name, mech.label, dict(mech.parameters), mech.guarantee,
                             bool(mech.has_exact_probabilities), eps, ws.words, ws.scope, samples, close,
                             values, ses, bands, per_word)
+
+
+def checked_metrics_arguments(space, words, epsilons, mechanism, samples: int, close: int) -> tuple:
+    """The arguments of `mechanism_metrics` checked and converted — (mechanism, `WordSet`, epsilon
+    grid, samples, close) — or ValueError saying what to change (also used by its time estimate,
+    `privlib.words.cost.mechanism_metrics_seconds`, so both refuse the same work)."""
+    mech = resolve_mechanism(mechanism)
+    ws = as_word_set(words, space)
+    eps = epsilon_grid(epsilons)
+    samples = check_positive_int(samples, "samples", minimum=2, maximum=MAX_SAMPLES)
+    close = check_positive_int(close, "close (K)", minimum=1, maximum=len(space) - 1)
+    check_runs(mech, len(ws), eps.size, samples)
+    return mech, ws, eps, samples, close
 
 
 def check_runs(mechanism, words: int, epsilons: int, samples: int) -> None:
