@@ -53,6 +53,9 @@ st.markdown(
     "Utility: how often the output is the word or one of its K nearest neighbours, the median rank and the "
     "cosine similarity. Smaller ε = more noise = more privacy; a sentence of L words spends L·ε."
 )
+# The browser loads Plotly's script (4.7 MB) at the page's first chart: an empty chart on the first
+# view has it loaded before Run is pressed, not after the results (ui.plotly_warmup).
+plotly_warmup = ui.plotly_warmup()
 
 st.subheader("1. Your targets")
 t1, t2, t3, t4, t5 = st.columns([2, 1, 2, 2, 1])
@@ -175,6 +178,7 @@ st.subheader("Charts")
 privacy_metric = st.selectbox("Privacy measure on the trade-off chart", PRIVACY_METRICS, key="choose_privacy_metric",
                               format_func=lambda m: f"{METRICS[m][0]} ({METRICS[m][2]})")
 charts = choice_figures(choice, privacy_metric)
+plotly_warmup.empty()
 st.plotly_chart(charts[0][1], key="choose_chart_tradeoff")
 st.caption("Bands and error bars: ±2 standard errors. Shaded ε ranges: recommended for the mechanism of that colour. "
            "Exact mechanisms (SanText, SanText+, TEM, CusText) have no sampling error.")

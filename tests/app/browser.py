@@ -82,6 +82,12 @@ def streamlit_server(timeout: float = 60.0, how: str = COMMAND):
         elsewhere.cleanup()
 
 
+#: JavaScript: the number of the page's Plotly charts, not counting the empty one that loads Plotly's
+#: script early (ui.plotly_warmup).
+CHARTS_JS = ("[...document.querySelectorAll('.js-plotly-plot')]"
+             ".filter(e => !e.closest('.st-key-plotly_warmup')).length")
+
+
 def require_chromium() -> None:
     if not os.path.exists(CHROMIUM):
         raise RuntimeError(

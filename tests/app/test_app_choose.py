@@ -30,7 +30,13 @@ def ran():
 
 
 def test_page_order_targets_first_and_waits_for_run():
-    at = _page()
+    at = AppTest.from_file(APP, default_timeout=300)
+    at.switch_page("pages/choose_epsilon.py").run()
+    # the session's first run: no result chart, only the empty one that has the browser load
+    # Plotly's script before Run is pressed (ui.plotly_warmup), not after the results
+    charts = at.get("plotly_chart")
+    assert len(charts) == 1 and "plotly_warmup" in charts[0].proto.id
+    at.number_input(key="vocab_size").set_value(20_000).run()
     _ok(at)
     assert at.title[0].value == "Choose epsilon"
     headers = [h.value for h in at.subheader]
@@ -39,7 +45,7 @@ def test_page_order_targets_first_and_waits_for_run():
     assert at.multiselect(key="choose_mechanisms").value == ["multivariate-laplace", "postprocessing-fix"]
     assert any("press **Run**" in i.value for i in at.info)
     assert "maria" in at.caption[0].value  # the paper's example text, its vocabulary words
-    assert not at.get("plotly_chart")
+    assert not at.get("plotly_chart")  # the warm-up chart is emptied on the next run
 
 
 def test_run_shows_answers_charts_table_and_exports(ran):
@@ -49,7 +55,9 @@ def test_run_shows_answers_charts_table_and_exports(ran):
     # the paper's example has two numbers outside the 20,000-word vocabulary: said, not silently dropped
     assert any("not in the vocabulary" in b.value and "2023" in b.value for b in ran.info)
     assert all("a 20-word sentence spends" in b.value for b in boxes)
-    assert len(ran.get("plotly_chart")) == 9  # trade-off + 8 metrics against epsilon
+    charts = ran.get("plotly_chart")
+    assert len(charts) == 9  # trade-off + 8 metrics against epsilon (the warm-up chart is gone)
+    assert not any("plotly_warmup" in c.proto.id for c in charts)
     table = ran.dataframe[0].value
     assert len(table) == 2 * 8 and "recommended" in table.columns
     downloads = ran.get("download_button")

@@ -3,7 +3,7 @@ import re
 import time
 
 import pytest
-from browser import CHECKOUT, CHROMIUM, CHROMIUM_ARGS, require_chromium, streamlit_server, wait_for_app_idle
+from browser import CHARTS_JS, CHECKOUT, CHROMIUM, CHROMIUM_ARGS, require_chromium, streamlit_server, wait_for_app_idle
 
 pytestmark = pytest.mark.browser
 
@@ -22,12 +22,6 @@ def browser():
 def _metric_value(page, label_start: str) -> str:
     metric = page.locator('[data-testid="stMetric"]', has_text=label_start).first
     return metric.locator('[data-testid="stMetricValue"]').inner_text()
-
-
-#: The number of the page's Plotly charts, not counting the empty one that loads Plotly's script
-#: early (ui.plotly_warmup).
-CHARTS_JS = ("[...document.querySelectorAll('.js-plotly-plot')]"
-             ".filter(e => !e.closest('.st-key-plotly_warmup')).length")
 
 
 def _open(browser, url: str, charts: int, timeout_ms: int = 90_000):
