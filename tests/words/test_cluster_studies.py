@@ -73,7 +73,9 @@ def test_sweeps_on_a_cluster_equal_the_in_process_sweeps(dask_client, glove_smal
         assert a.to_dict() == b.to_dict()
     assert here[0].proportions["original"][0] < here[0].proportions["original"][-1]  # a real sweep
     assert len(stream.data) == 2 * 3  # one task per block of words, per mechanism
-    assert len({task["worker"] for task in stream.data}) == 2  # split across both workers
+    # ran on the cluster's worker processes (which of the two gets which block is the scheduler's
+    # choice: requiring both was a race, 1 failure in 3 runs)
+    assert {task["worker"] for task in stream.data} <= set(dask_client.scheduler_info()["workers"])
     assert seen[-1] == 1.0 and seen == sorted(seen)
 
 
