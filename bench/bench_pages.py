@@ -20,7 +20,8 @@ the same numbers for the same seed.
 one server per checkout and repeat (the baseline's app is ``git archive REV epsilon_lab app.py``):
 once the Choose epsilon page has drawn (the GloVe space loaded), the time from opening Why it
 happens to its last chart (the fix's, then the page idle), and then from clicking Run on Choose
-epsilon, defaults, to its charts (then the page idle).
+epsilon, defaults, to its charts (then the page idle); and for each, how long the tab's renderer
+main thread was busy meanwhile ("browser busy", `renderer_busy`).
 """
 from __future__ import annotations
 
@@ -183,6 +184,20 @@ def run_once(root: str, page: str, cores: int = 0) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def renderer_busy(page):
+    """A function giving the seconds the tab's renderer main thread has been busy (Chrome's
+    Performance.getMetrics "TaskDuration": scripts, style, layout, paint) since this call: the
+    browser's share of the machine, which on 2 cores the server's computation competes with."""
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Performance.enable")
+
+    def task_seconds():
+        return next(m["value"] for m in cdp.send("Performance.getMetrics")["metrics"] if m["name"] == "TaskDuration")
+
+    first = task_seconds()
+    return lambda: task_seconds() - first
+
+
 def browser_once(browser, root: str) -> dict:
     """One server on ``root``: seconds to Why it happens's last chart (GloVe loaded first), then from
     Run on Choose epsilon to its charts."""
@@ -198,20 +213,24 @@ def browser_once(browser, root: str) -> dict:
         run.wait_for(timeout=300_000)  # drawn after the space has loaded
         helpers.wait_for_app_idle(choose, timeout_ms=300_000)
         why = browser.new_page(viewport={"width": 1400, "height": 1000})
+        why_busy = renderer_busy(why)
         start = time.perf_counter()
         why.goto(f"{url}/why_it_happens")
         why.locator(".js-plotly-plot", has_text="without and with the fix").wait_for(timeout=300_000)
         times["why: to the last chart"] = time.perf_counter() - start
         helpers.wait_for_app_idle(why, timeout_ms=300_000)
         times["why: to idle"] = time.perf_counter() - start
+        times["why: browser busy"] = why_busy()
         assert why.locator('[data-testid="stException"]').count() == 0
         why.close()
+        choose_busy = renderer_busy(choose)
         start = time.perf_counter()
         run.click()
         choose.wait_for_function(f"() => {helpers.CHARTS_JS} >= 9", timeout=300_000)
         times["choose: Run to the charts"] = time.perf_counter() - start
         helpers.wait_for_app_idle(choose, timeout_ms=300_000)
         times["choose: Run to idle"] = time.perf_counter() - start
+        times["choose: browser busy"] = choose_busy()
         assert choose.get_by_text("sentence spends").count() >= 2
         assert choose.locator('[data-testid="stException"]').count() == 0
         choose.close()
