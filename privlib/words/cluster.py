@@ -112,11 +112,29 @@ def run_tasks(client, function, tasks, progress=None) -> list:
     futures = [client.submit(function, *task, pure=False) for task in tasks]
     index = {future.key: i for i, future in enumerate(futures)}
     results: list = [None] * total
-    for done, (future, value) in enumerate(as_completed(futures, with_results=True), start=1):
-        results[index[future.key]] = value
-        if progress is not None:
-            progress(done, total)
+    with lost_workers_said():
+        for done, (future, value) in enumerate(as_completed(futures, with_results=True), start=1):
+            results[index[future.key]] = value
+            if progress is not None:
+                progress(done, total)
     return results
+
+
+@contextlib.contextmanager
+def lost_workers_said():
+    """Dask's KilledWorker — a task whose worker died while running it more often than the
+    scheduler allows (``distributed.scheduler.allowed-failures``, 3 by default), e.g. a worker
+    that runs out of memory on it each time — as a one-line ValueError that says what to do (the
+    CLI then exits 2 with it, as for any other bad run)."""
+    from distributed import KilledWorker
+
+    try:
+        yield
+    except KilledWorker:
+        raise ValueError(
+            "The cluster gave up on a task: every worker that ran it died (for example out of memory). "
+            "Give the workers more memory (for sanitize-corpus, or a smaller --partition-size), then run again."
+        ) from None
 
 
 def stream_tasks(client, function, items, arguments, window: int | None = None):
@@ -142,10 +160,14 @@ def stream_tasks(client, function, items, arguments, window: int | None = None):
             running.append((item, client.submit(function, *arguments(item), pure=False)))
             if len(running) >= window:
                 oldest, future = running.popleft()
-                yield oldest, future.result()
+                with lost_workers_said():
+                    value = future.result()
+                yield oldest, value
         while running:
             oldest, future = running.popleft()
-            yield oldest, future.result()
+            with lost_workers_said():
+                value = future.result()
+            yield oldest, value
     finally:
         for _, future in running:
             future.cancel()

@@ -292,3 +292,37 @@ def test_help_says_the_estimate_is_divided_by_the_worker_threads():
 
 def test_space_spec_of_a_loaded_space_names_how_to_load_it_again(glove_small):
     assert SpaceSpec.of(glove_small) == SpaceSpec(None, 20000)
+
+
+# ----------------------------------------------------------------------------- a task that kills its workers
+@pytest.fixture(scope="module")
+def fragile_cluster():
+    """A 1-worker local cluster whose scheduler gives up on a task the first time its worker dies
+    (Dask's default retries 3 times; the outcome is the same, only slower)."""
+    import dask
+    from dask.distributed import Client, LocalCluster
+
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}), \
+            LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
+            Client(cluster) as client:
+        yield client
+
+
+def _kill_the_worker(*_):  # pickled by value (a function of this test module): the worker dies running it
+    import os
+
+    os._exit(1)
+
+
+@pytest.mark.parametrize("runner", ["run_tasks", "stream_tasks"])
+def test_a_task_that_kills_every_worker_gives_a_one_line_value_error(fragile_cluster, runner):
+    # Before: Dask's KilledWorker reached the CLI as a traceback instead of exit 2 with one line.
+    from privlib.words import cluster
+
+    fragile_cluster.wait_for_workers(1, timeout=60)
+    with pytest.raises(ValueError, match="every worker that ran it died") as caught:
+        if runner == "run_tasks":
+            cluster.run_tasks(fragile_cluster, _kill_the_worker, [(1,)])
+        else:
+            list(cluster.stream_tasks(fragile_cluster, _kill_the_worker, [1], lambda item: (item,)))
+    assert "\n" not in str(caught.value)
