@@ -8,6 +8,7 @@ reports as one line on stderr with exit code 2.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import os
 import sys
@@ -31,7 +32,7 @@ from privlib.cli.common import (
 from privlib.core.validation import as_generator
 from privlib.presentation.words.report import choice_report
 from privlib.words.choice import Targets, WordSet, choose_epsilon, epsilon_grid
-from privlib.words.cluster import open_client
+from privlib.words.cluster import LOCAL_THREADS_PER_WORKER, open_client
 from privlib.words.cost import (
     choose_epsilon_seconds,
     epsilon_sweep_seconds,
@@ -105,6 +106,37 @@ def cluster_threads(client) -> int:
     return max(1, sum(client.nthreads().values()))
 
 
+class StudyCluster(contextlib.AbstractContextManager):
+    """The cluster of an ε study's ``--scheduler`` / ``--workers``, for a ``with`` block whose
+    ``threads`` (what the long-work estimate is divided by, `cluster_threads`) is known before any
+    work: a scheduler is connected to on entering (an unreachable one fails before the embedding
+    loads), while the local cluster of ``--workers N`` (N processes of `LOCAL_THREADS_PER_WORKER`
+    threads, `open_client`) starts at the first `client` call only, after the estimate was
+    accepted, so that a refused run starts no process. Without either: in this process."""
+
+    def __init__(self, args: argparse.Namespace):
+        self.workers = args.workers
+        self.scheduler = args.scheduler
+        self.stack = contextlib.ExitStack()
+        self.started = None
+        self.threads = 1 if self.workers is None else self.workers * LOCAL_THREADS_PER_WORKER
+
+    def __enter__(self) -> "StudyCluster":
+        if self.scheduler is not None:
+            self.started = self.stack.enter_context(open_client(self.scheduler, self.workers))
+            self.threads = cluster_threads(self.started)
+        return self
+
+    def client(self):
+        """The ``dask.distributed.Client`` (starting the local cluster on the first call), or None."""
+        if self.started is None and self.workers is not None:
+            self.started = self.stack.enter_context(open_client(None, self.workers))
+        return self.started
+
+    def __exit__(self, *exc_info):
+        return self.stack.__exit__(*exc_info)
+
+
 # ---------------------------------------------------------------------------------------------
 # ranks
 
@@ -156,12 +188,12 @@ def run_sweep(args) -> dict:
     this process or on the cluster of ``--scheduler`` / ``--workers`` (same numbers)."""
     mechanism = mechanism_of(args)
     epsilons = parse_epsilons(args.epsilons)
-    with open_client(args.scheduler, args.workers) as client:  # an unreachable scheduler: before loading
+    with StudyCluster(args) as cluster:  # an unreachable scheduler: before loading
         space = space_of(args)
-        seconds = epsilon_sweep_seconds(space, epsilons, args.words, mechanism) / cluster_threads(client)
+        seconds = epsilon_sweep_seconds(space, epsilons, args.words, mechanism) / cluster.threads
+        progress = long_work(args, "sweep", seconds, "--words or --epsilons")
         return epsilon_sweep(space, epsilons, args.words, mechanism, args.close, rng=args.seed,
-                             progress=long_work(args, "sweep", seconds, "--words or --epsilons"),
-                             client=client).to_dict()
+                             progress=progress, client=cluster.client()).to_dict()
 
 
 def print_sweep(args, result: dict) -> None:
@@ -322,11 +354,12 @@ def run_table2(args) -> dict:
     errors, the published row when the embedding is one of the paper's, and the per-word values
     with --per-word."""
     rng = as_generator(args.seed)  # validates the seed before the embedding is loaded
-    with open_client(args.scheduler, args.workers) as client:
+    with StudyCluster(args) as cluster:
         space = space_of(args)
-        seconds = neighbour_distances_seconds(space, args.words, far=args.far) / cluster_threads(client)
-        table = neighbour_distances(space, args.words, far=args.far, rng=rng,
-                                    progress=long_work(args, "table2", seconds, "--words"), client=client)
+        seconds = neighbour_distances_seconds(space, args.words, far=args.far) / cluster.threads
+        progress = long_work(args, "table2", seconds, "--words")
+        table = neighbour_distances(space, args.words, far=args.far, rng=rng, progress=progress,
+                                    client=cluster.client())
     result = table.to_dict(per_word=args.per_word)
     result["seed"] = args.seed
     published = published_table2(space) if args.far == 101 else None
@@ -392,7 +425,7 @@ def run_choose(args) -> dict:
     targets = Targets(utility=args.target_close, max_keep=args.max_keep, keep_statistic=args.keep_statistic)
     text = read_words_text(args)
     seed = fresh_seed(args.seed)
-    with open_client(args.scheduler, args.workers) as client:
+    with StudyCluster(args) as cluster:
         space = space_of(args)
         if text is not None:
             words = WordSet.from_text(text, space, source=f"words of {os.path.basename(args.words_file)}")
@@ -404,10 +437,10 @@ def run_choose(args) -> dict:
             words = WordSet.random(space, args.words, seed)
         seconds = choose_epsilon_seconds(space, words, epsilons, [mechanism], args.samples, args.close)
         if not mechanism.has_exact_probabilities:  # exact output laws are computed in this process
-            seconds /= cluster_threads(client)
+            seconds /= cluster.threads
         progress = long_work(args, "choose", seconds, "--words (or the words file), --epsilons or --samples")
         choice = choose_epsilon(space, words, epsilons, [mechanism], args.samples, args.close, targets,
-                                args.sentence_length, seed, progress, client=client)
+                                args.sentence_length, seed, progress, client=cluster.client())
     result = choice.to_dict()
     if args.report:
         page = choice_report(choice, created=datetime.datetime.now().strftime("%Y-%m-%d %H:%M"))

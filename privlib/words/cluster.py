@@ -58,6 +58,10 @@ def _load_space(embeddings: str | None, vocab_size: int | None):
     return EmbeddingSpace.from_file(embeddings, vocab_size=vocab_size)
 
 
+#: Threads of each worker process of a local cluster (`open_client` with ``workers``).
+LOCAL_THREADS_PER_WORKER = 1
+
+
 @contextlib.contextmanager
 def open_client(scheduler: str | None = None, workers: int | None = None):
     """A ``dask.distributed.Client`` for the duration of the block, or None (in-process) when neither
@@ -87,8 +91,8 @@ def open_client(scheduler: str | None = None, workers: int | None = None):
     # one thread per worker process: numpy's own threads and the search's pool share the cores;
     # the scheduler's HTTP server on any free port (None still means 8787, and a second cluster on
     # the machine then warns on stderr that the port is taken)
-    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
-                      env=LOCAL_WORKER_ENVIRONMENT) as cluster, \
+    with LocalCluster(n_workers=workers, threads_per_worker=LOCAL_THREADS_PER_WORKER, processes=True,
+                      dashboard_address=":0", env=LOCAL_WORKER_ENVIRONMENT) as cluster, \
             Client(cluster) as client:
         yield client
 

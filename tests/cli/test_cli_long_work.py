@@ -192,3 +192,28 @@ def test_the_estimate_is_within_a_factor_of_3_of_the_time_taken(glove, workload)
     print(f"{workload}: estimate {seconds:.2f} s, took {taken:.2f} s, calibration {calibration:.2f} s")
     assert taken / 3 <= seconds <= 3 * taken, (seconds, taken)
     assert calibration < 3  # a few small blocks, not the work
+
+
+#: A refused study with --workers: which modules of Dask were imported (none: no cluster started).
+REFUSED_ON_WORKERS = r'''
+import json, sys
+from privlib.cli import main
+code = main([*sys.argv[1:], "--json"])
+print(json.dumps([code, sorted(m for m in sys.modules if m.split(".")[0] in ("dask", "distributed"))]))
+'''
+
+
+@pytest.mark.parametrize("args", [
+    ["sweep", "--words", "400000"],
+    ["table2", "--words", "400000"],
+    ["choose", "--words", "1000", "--samples", "100"],
+])
+def test_work_refused_on_local_workers_starts_no_cluster(args):
+    # Before, --workers started the local cluster (N worker processes) and then refused the work.
+    environment = {k: v for k, v in os.environ.items() if k != LONG_WORK_VARIABLE}
+    r = subprocess.run([sys.executable, "-c", REFUSED_ON_WORKERS, *args, "--workers", "2"], check=False, cwd=ROOT,
+                       capture_output=True, text=True, timeout=600, env=environment)
+    code, dask_modules = json.loads(r.stdout.strip().splitlines()[-1])
+    assert code == 2 and "pass --allow-long to run it anyway" in r.stderr
+    assert minutes(r.stderr) >= 1  # the estimate divided by the 2 workers' threads: still minutes
+    assert dask_modules == []
