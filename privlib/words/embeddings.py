@@ -233,9 +233,10 @@ class EmbeddingSpace:
         ``rows`` to every word: ||w||^2 + ||x||^2 - 2<w, x>, clipped at 0.
 
         The single definition of word-to-word distance used by ranks and experiments (identical
-        vectors tie exactly). Up to `_CHUNKED_ROWS` words and more words are computed with
-        differently blocked products, which can differ by a few ulps; `classify_outputs` settles
-        such near-ties with the one-word computation, so it always agrees with `neighbour_ranks`.
+        vectors tie exactly). A few words (up to `_CHUNKED_ROWS`) and many words are computed with
+        differently blocked products, which can differ by a few ulps; `classify_outputs` and
+        `output_ranks` settle such near-ties with the one-word computation, so they always agree
+        with `neighbour_ranks`.
         """
         rows = np.atleast_1d(np.asarray(rows, dtype=np.int64))
         w = self.vectors[rows].astype(np.float64)
