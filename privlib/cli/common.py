@@ -19,12 +19,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privlib.core.validation import check_epsilon
+from privlib.core.validation import check_delta, check_epsilon, parse_epsilon_grid
 
 #: Exit code of bad input (an argument argparse rejects, or a ValueError of a command's run).
 EXIT_USAGE = 2
 
 EPSILON_HELP = "privacy parameter (smaller = more privacy)"
+EPSILONS_HELP = "epsilon grid: start:stop[:step] (stop included) or a comma list, e.g. 1:30 or 0.5,1,2"
+DELTA_HELP = "delta of (epsilon, delta)-DP: the probability the epsilon guarantee fails; use much less than 1/n"
 JSON_HELP = "print JSON on stdout"
 
 
@@ -317,3 +319,50 @@ def parse_params(items) -> dict:
             raise ValueError(f"--param takes key=value, got {item!r}.")
         params[key.strip()] = parse_value(value.strip())
     return params
+
+
+# ---------------------------------------------------------------------------------------------
+# the flags every topic's sweeps share: --epsilons, --delta, --repeats, --seed
+
+def parse_delta(text: str) -> float:
+    """argparse ``type`` of ``--delta``: a number with 0 < δ < 1 (`check_delta`)."""
+    try:
+        return check_delta(float(text))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_delta_argument(parser: argparse.ArgumentParser, default: float | None = 1e-6, help: str = DELTA_HELP) -> None:
+    """``--delta``, checked while parsing; required when ``default`` is None."""
+    parser.add_argument("--delta", type=parse_delta, required=default is None, default=default,
+                        help=help + (f" (default {default:g})" if default is not None else ""))
+
+
+class EpsilonGrid(argparse.Action):
+    """``--epsilons``: one grid syntax for every topic (`privlib.core.validation.parse_epsilon_grid`:
+    ``1:30``, ``0.5:10:0.5`` or ``0.5,1,2``); several words (``--epsilons 1 10``, the private-learning
+    commands' older form) are read as one comma list. Stores a float64 array."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        words = [values] if isinstance(values, str) else list(values)
+        text = words[0] if len(words) == 1 else ",".join(words)
+        try:
+            grid = parse_epsilon_grid(text)
+        except ValueError as exc:
+            parser.error(f"argument {option_string}: {str(exc)[:200]}")
+        setattr(namespace, self.dest, grid)
+
+
+def add_epsilons_argument(parser: argparse.ArgumentParser, default: str | None = None, help: str = EPSILONS_HELP) -> None:
+    """``--epsilons GRID`` (`EpsilonGrid`); ``default``: a grid in the same syntax, or None (absent)."""
+    parser.add_argument("--epsilons", action=EpsilonGrid, nargs="+", metavar="GRID",
+                        default=None if default is None else parse_epsilon_grid(default),
+                        help=help + (f" (default {default})" if default is not None else ""))
+
+
+def add_repeats_argument(parser: argparse.ArgumentParser, default: int, help: str = "repetitions of every cell",
+                         aliases: tuple[str, ...] = ()) -> None:
+    """``--repeats N`` (a whole number >= 1); ``aliases``: a topic's older names of the same flag
+    (``--reps``, ``--trials``, ``--seeds``), kept so that recorded commands still run."""
+    parser.add_argument("--repeats", *aliases, dest="repeats", type=positive_int, default=default,
+                        help=f"{help} (default {default})")

@@ -48,3 +48,22 @@ def mnist_5k() -> tuple[np.ndarray, np.ndarray]:
     pixels.flags.writeable = False
     labels.flags.writeable = False
     return pixels, labels
+
+
+def frozen_array(array, dtype=np.float64) -> np.ndarray:
+    """A read-only, C-contiguous copy of ``array`` as ``dtype`` (datasets are shared between callers
+    and caches: nobody may change them in place)."""
+    array = np.array(array, dtype=dtype, copy=True, order="C")
+    array.setflags(write=False)
+    return array
+
+
+@lru_cache(maxsize=1)
+def sklearn_digits() -> tuple[np.ndarray, np.ndarray]:
+    """scikit-learn's bundled ``load_digits()`` (UCI optical recognition of handwritten digits):
+    (pixels 0–16 as read-only float64 (1797, 64), labels as read-only int64 (1797,)), in file order
+    (not sorted by digit). Each topic scales and splits them its own way."""
+    from sklearn.datasets import load_digits
+
+    bunch = load_digits()
+    return frozen_array(bunch.data), frozen_array(bunch.target, np.int64)

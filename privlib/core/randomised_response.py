@@ -20,6 +20,19 @@ import numpy as np
 from privlib.core.validation import as_generator, check_epsilon, check_positive_int, check_probability
 
 
+def binary_flip_probability(epsilon):
+    """Binary randomised response's flip probability p = 1/(1 + e^ε) = expit(−ε) (Warner 1965;
+    Dwork & Roth 2014, §3.2): exact and overflow-free for every ε ≥ 0, 0 at ε = ∞ (never flips),
+    1/2 at ε = 0. A number gives a float, an array an array; ValueError for a negative or NaN ε."""
+    from scipy.special import expit
+
+    array = np.asarray(epsilon, dtype=np.float64) if not isinstance(epsilon, (str, bytes)) else None
+    if array is None or np.isnan(array).any() or (array < 0).any():
+        raise ValueError(f"epsilon must be a number >= 0 (infinity: never flip), got {epsilon!r}.")
+    flip = expit(-array)
+    return float(flip) if flip.ndim == 0 else flip
+
+
 class RandomisedResponse:
     """k-ary randomised response over the classes 0..classes-1 (classes = 2: binary).
 
