@@ -6,7 +6,7 @@ two cores with the server): Streamlit runs each session's script in its own thre
 the one cached `EmbeddingSpace` (``st.cache_resource``), so the server's own work is reproduced by
 threads calling the page's computations on one shared space.
 
-One interaction = what the page (``epsilon_lab/pages/neighbour_ranks.py``) does on an epsilon
+One interaction = what the page (``pages/neighbour_ranks.py``) does on an epsilon
 change: a cache miss of ``cached_rank_experiment`` -> ``rank_experiment(space, word, eps, 2000)``
 (pickled into and out of ``st.cache_data``), then the page's rendering from privlib: the standard
 errors, the rank histogram, the top table, the CSV and JSON downloads, the proportions-vs-epsilon

@@ -75,7 +75,7 @@ def bench_page() -> None:
     """The page in process: first render (cold caches) and two ε changes on the cached sweep."""
     from streamlit.testing.v1 import AppTest
 
-    at = AppTest.from_file(str(ROOT / "epsilon_lab" / "app.py"), default_timeout=300)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
     at.run()
     t = time.perf_counter()
     at.switch_page("pages/label_dp.py").run()

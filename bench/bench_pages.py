@@ -66,7 +66,7 @@ def digest(*parts):
     return h.hexdigest()[:16]
 
 space = EmbeddingSpace.glove_6b_50d()
-space.exact_search  # as the app's server loads it (epsilon_lab.ui.glove_space)
+space.exact_search  # as the app's server loads it (epsilon_lab.embedding_ui.glove_space)
 seed = 1  # the sidebar's default seed
 progress = lambda fraction, message: None  # the pages pass a progress bar's callback
 times, cpu = {}, {}
@@ -154,8 +154,8 @@ print(json.dumps({"times": times, "cpu": cpu, "digest": digest(
 
 
 def page_file(name: str) -> Path:
-    """The page's file: epsilon_lab/pages/ (or pages/ in the layout before the app became a package)."""
-    for folder in (REPO / "epsilon_lab" / "pages", REPO / "pages"):
+    """The page's file: pages/ at the top (or epsilon_lab/pages/ in the layout of issue 15's checkouts)."""
+    for folder in (REPO / "pages", REPO / "epsilon_lab" / "pages"):
         if (folder / name).exists():
             return folder / name
     raise SystemExit(f"page {name} not found")

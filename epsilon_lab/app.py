@@ -7,7 +7,7 @@ The router: one section of pages per topic, the overview first. A new topic adds
 """
 import streamlit as st
 
-from epsilon_lab import ui
+from epsilon_lab import embedding_ui, ui
 
 #: The navigation: section title → its pages as (file in pages/, title); the first page is the default.
 #: URL paths are the file names (/noisy_dot_product): a direct link to a page must name its file
@@ -37,7 +37,7 @@ SECTIONS = {
 
 def main() -> None:
     """Run the app once (Streamlit reruns the main script on every interaction)."""
-    ui.preload()  # the first word-level page's embedding loads in the background from now on
+    embedding_ui.preload()  # the first word-level page's embedding loads in the background from now on
     st.set_page_config(page_title="Epsilon Lab", page_icon="ε", layout="wide")
     # Absolute paths (ui.PAGES): the same pages, URL paths and page identities whichever script
     # Streamlit runs, this one or a checkout's app.py.

@@ -42,6 +42,8 @@ PLANTED = [
     # a second topic that imports the first: topics are independent
     ("privlib/projections/__init__.py", "import privlib.words", "privlib layers"),
     ("privlib/presentation/projections/__init__.py", "import privlib.presentation.words", "presentation"),
+    # the shared figure style sits below every topic's figures
+    ("privlib/presentation/style.py", "import privlib.presentation.erm.figures", "presentation"),
 ]
 
 

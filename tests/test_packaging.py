@@ -1,5 +1,5 @@
 """The project installs: `pip install .` builds a wheel with the library, its data files and the app
-(and no top-level app.py, ui.py or pages/), whose `epsilon-lab` command and `python -m privlib` work
+(the top-level pages/ folder as epsilon_lab/pages; no top-level app.py, ui.py or pages/), whose `epsilon-lab` command and `python -m privlib` work
 from any folder; `pip install -e .` too.
 
 Nothing is downloaded: the builds run without build isolation (setuptools comes from
@@ -29,8 +29,8 @@ pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
 #: What the build reads, and the checkout's app.py (a top-level module the wheel must not install).
-SOURCES = ["pyproject.toml", "README.md", "requirements.txt", "requirements-test.txt", "privlib", "epsilon_lab",
-           "app.py"]
+SOURCES = ["pyproject.toml", "setup.py", "README.md", "requirements.txt", "requirements-test.txt", "privlib",
+           "epsilon_lab", "pages", "app.py"]
 #: The wheel's top-level entries: the library and the app, nothing else.
 TOP_LEVEL = {"privlib", "epsilon_lab"}
 TIMEOUT = 300
@@ -129,7 +129,9 @@ def test_the_wheel_declares_the_requirements_files_and_the_command(wheel):
 def test_the_wheel_holds_the_library_its_data_and_the_app_and_nothing_else(wheel):
     with zipfile.ZipFile(wheel) as whl:
         names = set(whl.namelist())
-    expected = source_files("privlib") | source_files("epsilon_lab")
+    # the top-level pages/ folder installs as epsilon_lab/pages (setup.py)
+    pages = {f"epsilon_lab/{name}" for name in source_files("pages") if name.endswith(".py")}
+    expected = source_files("privlib") | source_files("epsilon_lab") | pages
     assert expected <= names, sorted(expected - names)
     assert {"privlib/words/data/stopwords_en.txt", "privlib/words/data/us_state_centres.csv",
             "epsilon_lab/app.py", "epsilon_lab/ui.py", "epsilon_lab/pages/overview.py",
@@ -171,7 +173,7 @@ def test_the_installed_app_runs(installed, elsewhere):
             "sorted(link.proto.page for link in at.get('page_link'))]))")
     exceptions, title, links = json.loads(run([installed, "-c", code], elsewhere).stdout.splitlines()[-1])
     assert exceptions == [] and title == "Epsilon Lab"
-    assert links == sorted(p.stem for p in (ROOT / "epsilon_lab" / "pages").glob("*.py") if p.stem != "overview")
+    assert links == sorted(p.stem for p in (ROOT / "pages").glob("*.py") if p.stem != "overview")
 
 
 def _listening_addresses(port: int) -> set[str]:

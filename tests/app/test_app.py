@@ -7,7 +7,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 TIMEOUT = 180
-APP = str(Path(__file__).resolve().parents[2] / "epsilon_lab" / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
 def _app(**query) -> AppTest:

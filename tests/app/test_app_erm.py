@@ -16,7 +16,7 @@ from privlib.erm.calibration import calibrate
 from privlib.erm.mechanisms import METHODS
 from privlib.presentation.erm import figures as F
 
-APP = str(Path(__file__).resolve().parents[2] / "epsilon_lab" / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "pages/private_learning.py"
 NS = (100, 300, 1_000, 3_000, 10_000, 30_000, 100_000)
 

@@ -9,7 +9,7 @@ from streamlit import config
 from streamlit.testing.v1 import AppTest
 
 TIMEOUT = 180
-APP = str(Path(__file__).resolve().parents[2] / "epsilon_lab" / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
 FILE_SOURCE = "A file on this computer"
 
 

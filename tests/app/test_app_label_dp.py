@@ -15,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 
 from privlib.label_dp import retraining
 
-APP = str(Path(__file__).resolve().parents[2] / "epsilon_lab" / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "pages/label_dp.py"
 LN_1_5 = math.log(1.5)
 

@@ -7,11 +7,11 @@ from streamlit.testing.v1 import AppTest
 from epsilon_lab import app
 
 ROOT = Path(__file__).resolve().parents[2]
-APP = str(ROOT / "epsilon_lab" / "app.py")
+APP = str(ROOT / "app.py")
 WORD_PAGES = ["pages/neighbour_ranks.py", "pages/noisy_dot_product.py", "pages/sanitise_text.py",
               "pages/why_it_happens.py", "pages/choose_epsilon.py"]
 #: Every page file of the app but the overview, and the topic sections of app.py's router.
-ALL_PAGES = sorted(f"pages/{p.name}" for p in (ROOT / "epsilon_lab" / "pages").glob("*.py") if p.name != "overview.py")
+ALL_PAGES = sorted(f"pages/{p.name}" for p in (ROOT / "pages").glob("*.py") if p.name != "overview.py")
 SECTIONS = [name for name in app.SECTIONS if name]
 
 
@@ -28,16 +28,17 @@ def test_the_router_lists_every_page_file_once():
     assert app.SECTIONS[""] == [("overview.py", "Overview")]  # the default page, first
 
 
-def test_the_checkouts_app_py_runs_the_same_app():
-    """`streamlit run app.py` in a checkout (the README's command) runs the package's router: the
-    overview, its sections and a link to every page (no pages/ folder beside this app.py)."""
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+def test_the_package_router_runs_the_same_app():
+    """The package's router (epsilon_lab/app.py, what `epsilon-lab app` runs once installed) run from
+    the checkout, where no pages/ folder is beside it: the overview, its sections and a link to
+    every page of the top-level pages/ folder (ui.PAGES)."""
+    at = AppTest.from_file(str(ROOT / "epsilon_lab" / "app.py"), default_timeout=60)
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     assert at.title[0].value == "Epsilon Lab"
     assert [h.value for h in at.header] == SECTIONS
     assert sorted(link.proto.page for link in at.get("page_link")) == sorted(Path(p).stem for p in ALL_PAGES)
-    at.switch_page("epsilon_lab/pages/label_dp.py")  # raises unless the package's page is registered
+    at.switch_page("../pages/label_dp.py")  # raises unless the top-level page is registered
 
 
 def test_overview_is_the_default_page_and_renders(overview):

@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from privlib.projections import sweep as rp_sweep
 
-APP = str(Path(__file__).resolve().parents[2] / "epsilon_lab" / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "pages/random_projections.py"
 
 pytestmark = pytest.mark.slow  # the default view sweeps 11 mechanisms on MNIST (about 10 s)

@@ -8,7 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 from privlib.words.text import PAPER_EXAMPLE
 
-APP = str(Path(__file__).resolve().parents[2] / "epsilon_lab" / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
 @pytest.fixture()

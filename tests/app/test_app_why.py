@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from privlib.words.theory.analogies import laplace_1d_proportions
 
-APP = str(Path(__file__).resolve().parents[2] / "epsilon_lab" / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
 @pytest.fixture(scope="module")

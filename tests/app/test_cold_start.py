@@ -7,14 +7,14 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from epsilon_lab import ui
+from epsilon_lab import embedding_ui
 
-APP = str(Path(__file__).resolve().parents[2] / "epsilon_lab" / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
 @pytest.fixture
 def recorded_load(monkeypatch):
-    """ui.DEFAULT_GLOVE replaced by a load that records the thread it runs in and waits to be released."""
+    """embedding_ui.DEFAULT_GLOVE replaced by a load that records the thread it runs in and waits to be released."""
     calls, release = [], threading.Event()
 
     def load():
@@ -22,7 +22,7 @@ def recorded_load(monkeypatch):
         release.wait(10)
         return "the space"
 
-    monkeypatch.setattr(ui, "DEFAULT_GLOVE", ui.BackgroundLoad(load, name="test-load-glove"))
+    monkeypatch.setattr(embedding_ui, "DEFAULT_GLOVE", embedding_ui.BackgroundLoad(load, name="test-load-glove"))
     yield calls, release
     release.set()
 
@@ -32,14 +32,14 @@ def test_the_app_starts_loading_the_default_embedding_in_the_background(recorded
     at = AppTest.from_file(APP, default_timeout=60)
     at.run()  # the overview: it needs no embedding, and does not wait for one
     assert not at.exception
-    assert ui.DEFAULT_GLOVE.started
+    assert embedding_ui.DEFAULT_GLOVE.started
     deadline = time.monotonic() + 10
     while not calls and time.monotonic() < deadline:
         time.sleep(0.01)
     assert calls == ["test-load-glove"]  # one load, in its own thread: the page ran on while it loads
-    assert not ui.DEFAULT_GLOVE.future.done()
+    assert not embedding_ui.DEFAULT_GLOVE.future.done()
     release.set()
-    assert ui.DEFAULT_GLOVE.result() == "the space" and calls == ["test-load-glove"]
+    assert embedding_ui.DEFAULT_GLOVE.result() == "the space" and calls == ["test-load-glove"]
 
 
 def test_background_load_runs_once_for_concurrent_callers_and_retries_after_a_failure():
@@ -53,7 +53,7 @@ def test_background_load_runs_once_for_concurrent_callers_and_retries_after_a_fa
             raise ValueError("package missing")
         return object()
 
-    load = ui.BackgroundLoad(compute, name="test-load")
+    load = embedding_ui.BackgroundLoad(compute, name="test-load")
     results, errors = [], []
 
     def caller():
@@ -75,9 +75,9 @@ def test_background_load_runs_once_for_concurrent_callers_and_retries_after_a_fa
 
 
 def test_the_built_in_space_is_the_background_loaded_one():
-    ui.preload()
-    space = ui.DEFAULT_GLOVE.result()
-    assert ui.glove_space(None) is space
+    embedding_ui.preload()
+    space = embedding_ui.DEFAULT_GLOVE.result()
+    assert embedding_ui.glove_space(None) is space
     assert len(space) == 400_000 and "exact_search" in vars(space)  # its search was built in the background
 
 
@@ -96,10 +96,10 @@ def test_the_background_load_imports_no_module_that_plotly_peeks_at(word_cache, 
     # Neighbour ranks page of a fresh machine.
     code = (
         "import sys, threading, streamlit\n"
-        "from epsilon_lab import ui\n"
-        "ui.preload()\n"  # what the caller's thread imports before the load starts is safe
+        "from epsilon_lab import embedding_ui\n"
+        "embedding_ui.preload()\n"  # what the caller's thread imports before the load starts is safe
         "before = set(sys.modules)\n"
-        "ui.DEFAULT_GLOVE.result()\n"
+        "embedding_ui.DEFAULT_GLOVE.result()\n"
         "print(sorted(set(sys.modules) - before))\n"
         "print([t.name for t in threading.enumerate() if t.name.startswith('epsilon-lab')])\n"
     )

@@ -2,7 +2,7 @@
 import numpy as np
 import streamlit as st
 
-from epsilon_lab import ui
+from epsilon_lab import embedding_ui, ui
 from privlib.words.mechanisms import MECHANISMS, resolve_mechanism
 from privlib.words.neighbours import DEFAULT_CLOSE
 from privlib.words.text import (
@@ -34,8 +34,8 @@ def resample():
     st.session_state["san_draw"] = st.session_state.get("san_draw", 0) + 1
 
 
-space = ui.word_space()
-key = ui.embedding_key(space)
+space = embedding_ui.word_space()
+key = embedding_ui.embedding_key(space)
 
 st.title("Sanitise text")
 st.markdown(
@@ -85,7 +85,7 @@ with st.expander("Options: unknown words, numbers, stop words, capitals, paramet
     for name in chosen:
         if MECHANISMS[name].PARAMETERS:
             st.markdown(f"**{MECHANISMS[name].label}**")
-        mechanisms.append((name, ui.parameter_controls(name, key=f"san.{name}")))
+        mechanisms.append((name, ui.parameter_controls(MECHANISMS[name].PARAMETERS, key=f"san.{name}")))
 
 if not text.strip():
     st.info("Type or paste a text to sanitise.")

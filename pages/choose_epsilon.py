@@ -3,7 +3,7 @@ import datetime
 
 import streamlit as st
 
-from epsilon_lab import ui
+from epsilon_lab import embedding_ui, ui
 from privlib.presentation.words.report import choice_figures, choice_report
 from privlib.words.choice import (
     METRICS,
@@ -39,8 +39,8 @@ def request_run():
     st.session_state["choose_run_requested"] = True
 
 
-space = ui.word_space()
-key = ui.embedding_key(space)
+space = embedding_ui.word_space()
+key = embedding_ui.embedding_key(space)
 seed = int(st.session_state["seed"])
 run_requested = st.session_state.pop("choose_run_requested", False)  # set by the Run button's callback
 
@@ -123,7 +123,7 @@ specs = []
 with st.expander("Mechanism parameters"):
     for name in names:
         st.markdown(f"**{MECHANISMS[name].label}**")
-        specs.append((name, ui.parameter_controls(name, "choose", st) if MECHANISMS[name].PARAMETERS else ()))
+        specs.append((name, ui.parameter_controls(MECHANISMS[name].PARAMETERS, f"choose.{name}", st) if MECHANISMS[name].PARAMETERS else ()))
         if not MECHANISMS[name].PARAMETERS:
             st.caption("no parameters")
 if not names:

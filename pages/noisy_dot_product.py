@@ -4,7 +4,7 @@ import json
 import numpy as np
 import streamlit as st
 
-from epsilon_lab import ui
+from epsilon_lab import embedding_ui, ui
 from privlib.presentation.words import figures
 from privlib.words.theory.dot_experiment import dot_product_experiment, law_curves, tail_table
 
@@ -27,7 +27,7 @@ def cached_tail_table(n, epsilon):
     return tail_table(n, epsilon)
 
 
-space = ui.word_space()
+space = embedding_ui.word_space()
 st.title("Noisy dot product")
 st.markdown(
     "Which word does the mechanism output? The one minimising ‖w − x‖² − 2⟨x, η⟩ (paper §4). "
@@ -56,7 +56,7 @@ show_integral = c6.toggle("Paper's integral", value=False, key="dot_integral",
                           help="Overlay the paper's Eq. 13, integrated numerically: it coincides with the closed form.")
 
 try:
-    exp = cached_experiment(space, ui.embedding_key(space), int(n), epsilon, samples, word, normalise,
+    exp = cached_experiment(space, embedding_ui.embedding_key(space), int(n), epsilon, samples, word, normalise,
                             int(st.session_state["seed"]))
 except ValueError as exc:
     st.error(str(exc))

@@ -1,12 +1,12 @@
 """Page "Neighbour ranks": where do the mechanism's outputs land among the word's neighbours?
 
 Cheap parts first: the title and the explanation show while the embedding loads (in the background
-since the app started, `ui.preload`); privlib and Plotly are imported once the embedding is there.
+since the app started, `embedding_ui.preload`); privlib and Plotly are imported once the embedding is there.
 """
 import numpy as np
 import streamlit as st
 
-from epsilon_lab import ui
+from epsilon_lab import embedding_ui, ui
 
 #: Words offered in the type-ahead list (the most frequent ones); any other vocabulary word can be typed.
 PICKER_WORDS = 20_000
@@ -50,8 +50,8 @@ st.markdown(
 # The browser loads Plotly's script (4.7 MB) only when the page shows its first chart: an empty
 # chart now has it loaded while the server computes the first result; removed once that is drawn.
 plotly_warmup = ui.plotly_warmup()
-space = ui.word_space()
-key = ui.embedding_key(space)
+space = embedding_ui.word_space()
+key = embedding_ui.embedding_key(space)
 
 # Imported here, after the cheap parts are on screen (the embedding's load has imported most of privlib).
 from privlib.presentation.words import figures
@@ -87,7 +87,7 @@ with controls[3]:
                             help="Outputs ranked 1..K are 'close neighbours' (the paper uses K = 100).")
 mech_col, eps_col = st.columns([1, 2])
 with mech_col:
-    mechanism = ui.mechanism_controls(key="mechanism")
+    mechanism = embedding_ui.mechanism_controls(key="mechanism")
 with eps_col:
     epsilon = ui.epsilon_slider()
 seed = int(st.session_state["seed"])

@@ -6,7 +6,7 @@ import json
 import numpy as np
 import streamlit as st
 
-from epsilon_lab import ui
+from epsilon_lab import embedding_ui, ui
 from privlib.presentation.words import figures
 from privlib.words.experiments import compare_sweeps
 from privlib.words.mechanisms.postprocessing import DEFAULT_C
@@ -94,8 +94,8 @@ def cached_fix_sweeps(_space, space_key, seed):
         _space, FIX_EPSILONS, FIX_WORDS, FIX_MECHANISMS, rng=seed, progress=progress))
 
 
-space = ui.word_space()
-key = ui.embedding_key(space)
+space = embedding_ui.word_space()
+key = embedding_ui.embedding_key(space)
 seed = int(st.session_state["seed"])
 
 st.title("Why it happens")
