@@ -3,9 +3,14 @@
 Each topic lists its mechanism classes explicitly (nothing registers itself by being imported);
 these helpers turn that list into a name → class table and build a mechanism from a name and
 parameters (the CLI's ``--mechanism``/``--param`` and the pages' pickers), with one set of messages.
-A class takes part by having a ``name`` and a ``PARAMETERS`` mapping of its parameter names.
+A class takes part by having a ``name`` and a ``PARAMETERS`` mapping of its parameter names
+(`privlib.core.mechanism.Mechanism`: the parameters besides ε and δ, which every mechanism takes).
 """
 from __future__ import annotations
+
+
+#: The privacy parameters of every mechanism's constructor, never listed in its ``PARAMETERS``.
+PRIVACY_PARAMETERS = frozenset({"epsilon", "delta"})
 
 
 def registry_by_name(classes, kind: str = "mechanism") -> dict:
@@ -23,7 +28,7 @@ def make_from_registry(registry: dict, name: str, params: dict, kind: str = "mec
     if name not in registry:
         raise ValueError(f"Unknown {kind} {name!r}; choose one of: {', '.join(registry)}.")
     cls = registry[name]
-    unknown = set(params) - set(cls.PARAMETERS)
+    unknown = set(params) - set(cls.PARAMETERS) - PRIVACY_PARAMETERS
     if unknown:
         raise ValueError(
             f"{name} has no parameter(s) {', '.join(sorted(unknown))}; its parameters are: "

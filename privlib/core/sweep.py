@@ -52,7 +52,11 @@ def child_rng(seed, *keys) -> np.random.Generator:
     """The generator of one cell of a computation, e.g. ``child_rng(seed, "dp-oporp", epsilon, r)``:
     ``default_rng(SeedSequence((seed, *keys)))`` (keys as in `seed_key`). Two different key tuples
     give independent streams (SeedSequence mixes all its entropy words), so a cell's numbers do
-    not depend on which other cells run, or in what order."""
+    not depend on which other cells run, or in what order.
+
+    One rule: the keys of one purpose always have the same length, a tag first (e.g. ``"noise"``).
+    SeedSequence pads its entropy with zero words to its pool size, so ``(seed, k)`` and
+    ``(seed, k, 0)`` are the same stream."""
     return np.random.default_rng(child_seed_sequence(seed, *keys))
 
 
