@@ -30,8 +30,8 @@ from timing import machine_info, timed
 import privlib.erm.sweep as sweep_module
 from privlib.erm.datasets import synthetic_records, synthetic_sums, synthetic_test_set, trial_seed
 from privlib.erm.losses import make_loss
-from privlib.erm.mechanisms import fit
-from privlib.erm.sweep import COMPARISON_METHODS, DEFAULT_NS, erm_sweep, noise_generator
+from privlib.erm.mechanisms import InputPerturbationSafe, make_mechanism
+from privlib.erm.sweep import COMPARISON_METHODS, DEFAULT_NS, n_sweep, noise_generator, valid_of
 
 TRIALS = 20
 EPSILON, DELTA = 1.0, 1e-6
@@ -39,8 +39,7 @@ TARGET_SECONDS = 10.0
 
 
 def default_comparison(methods=COMPARISON_METHODS):
-    return erm_sweep("synthetic", ns=DEFAULT_NS, epsilon=EPSILON, delta=DELTA, trials=TRIALS, seed=0,
-                     methods=methods)
+    return n_sweep("synthetic", methods, DEFAULT_NS, epsilon=EPSILON, delta=DELTA, repeats=TRIALS, seed=0)
 
 
 def data_part(loss):
@@ -57,9 +56,10 @@ def data_part(loss):
 
 
 def fits_part(loss, sums_by_n, method):
+    mechanism = make_mechanism(method, epsilon=EPSILON, delta=DELTA)
     for n, trials in sums_by_n.items():
         for t, sums in enumerate(trials):
-            fit(method, sums, loss, EPSILON, DELTA, noise_generator(0, n, t, method, EPSILON))
+            mechanism.release(sums, loss, noise_generator(0, n, t, method, EPSILON))
 
 
 def main():
@@ -89,10 +89,10 @@ def main():
             sweep_module.workers = original
     seconds, np_seconds, single = (statistics.median(times[k]) for k in ("comparison", "non_private", "one_thread"))
     verdict = "within" if seconds <= TARGET_SECONDS else "OVER"
-    print(f"  erm_sweep: {seconds:.2f} s (median; runs: {', '.join(f'{x:.2f}' for x in times['comparison'])}), "
+    print(f"  n_sweep: {seconds:.2f} s (median; runs: {', '.join(f'{x:.2f}' for x in times['comparison'])}), "
           f"{verdict} the {TARGET_SECONDS:g} s target", flush=True)
-    for m in sweep.methods:
-        cells = ("invalid" if not ok else f"{v:.4f}" for v, ok in zip(sweep.mean[m], sweep.valid[m]))
+    for m in sweep.mechanisms:
+        cells = ("invalid" if not ok else f"{v:.4f}" for v, ok in zip(sweep.mean(m, "rmse"), valid_of(sweep, m)))
         print(f"    {m:<12}" + " ".join(cells))
 
     print("\nParts:", flush=True)
@@ -129,8 +129,9 @@ def main():
     sums = loss.sums(X, y)
     records = (loss.a(X), loss.b(X, y))
     rng = np.random.default_rng(0)
-    fast, _, _ = timed(lambda: fit("input_safe", sums, loss, EPSILON, DELTA, rng), 50)
-    slow, _, _ = timed(lambda: fit("input_safe", sums, loss, EPSILON, DELTA, rng, records=records), 10)
+    safe = InputPerturbationSafe(epsilon=EPSILON, delta=DELTA)
+    fast, _, _ = timed(lambda: safe.release(sums, loss, rng), 50)
+    slow, _, _ = timed(lambda: safe.release(sums, loss, rng, records=records), 10)
     print(f"  4. Input at n = 10⁴: exact sampler {fast * 1e6:.0f} µs per fit, per-record protocol "
           f"{slow * 1e3:.2f} ms per fit ({slow / fast:.0f}x)", flush=True)
 

@@ -18,10 +18,8 @@ import streamlit as st
 
 #: Epsilon values offered by the log-scale sliders (1-1.5-2-3-5-7 per decade).
 EPSILON_STEPS = sorted({round(m * 10.0**k, 6) for k in range(-1, 3) for m in (1, 1.5, 2, 3, 5, 7)} | {1000.0})
-EPSILON_HELP = (
-    "The privacy parameter. Smaller ε = more noise = more privacy; larger ε = less noise = "
-    "more utility. A text of m sanitised words spends m·ε."
-)
+EPSILON_HELP = ("The privacy parameter. Smaller ε = more noise = more privacy; larger ε = less noise = "
+                "more utility.")
 
 
 
@@ -119,14 +117,16 @@ def plotly_warmup():
 
 
 
-def epsilon_slider(label: str = "ε (epsilon)", key: str = "epsilon", default: float = 10.0) -> float:
-    """A log-scale epsilon slider whose labels say which direction means more privacy."""
+def epsilon_slider(label: str = "ε (epsilon)", key: str = "epsilon", default: float = 10.0,
+                   help: str = EPSILON_HELP) -> float:
+    """A log-scale epsilon slider whose labels say which direction means more privacy; ``help``:
+    the topic's own sentence (e.g. what a text of m words spends)."""
     options = list(EPSILON_STEPS)
     current = st.session_state.get(key, default)
     if current not in options:  # e.g. a shared link with another epsilon
         options = sorted(set(options) | {current})
     st.session_state[key] = current
-    value = st.select_slider(label, options=options, key=key, format_func=lambda v: f"{v:g}", help=EPSILON_HELP)
+    value = st.select_slider(label, options=options, key=key, format_func=lambda v: f"{v:g}", help=help)
     st.caption("← more privacy (more noise) · · · less privacy (less noise) →")
     return float(value)
 

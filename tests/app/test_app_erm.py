@@ -26,7 +26,7 @@ pytestmark = pytest.mark.slow  # a Streamlit script run per step; the first one 
 @pytest.fixture(scope="module")
 def counted():
     """The n sweeps the page really computes (cache misses): their (dataset, ns, ε) arguments."""
-    with counting_calls(erm_sweep_module, "erm_sweep", record=lambda args, kwargs: kwargs) as calls:
+    with counting_calls(erm_sweep_module, "n_sweep", record=lambda args, kwargs: kwargs) as calls:
         yield calls
 
 
@@ -72,15 +72,15 @@ def test_default_view_renders_every_chart_with_the_library_numbers(page, counted
     assert page.title[0].value == "Private learning: input vs objective vs output perturbation"
     charts = page.get("plotly_chart")
     assert len(charts) == 6  # metric, excess risk, meters, trade-off, inside view, explainer
-    assert len(counted) == 1 and counted[0]["ns"] == NS and counted[0]["trials"] == 10
-    expected = erm_sweep_module.erm_sweep(dataset="synthetic", ns=NS, epsilon=1.0, delta=1e-6, d=10, trials=10, seed=0,
-                                          methods=METHODS)
+    assert len(counted) == 1 and counted[0]["ns"] == NS and counted[0]["repeats"] == 10
+    expected = erm_sweep_module.n_sweep("synthetic", METHODS, NS, epsilon=1.0, delta=1e-6, d=10, repeats=10, seed=0)
     for m in METHODS:
         line = trace(chart(page, "erm_metric"), F.method_label(m))
         np.testing.assert_array_equal(array(line["x"]), NS)
-        np.testing.assert_allclose(array(line["y"]), expected.mean[m], rtol=1e-12, equal_nan=True)
+        np.testing.assert_allclose(array(line["y"]), expected.mean(m, "rmse"), rtol=1e-12, equal_nan=True)
     # the shape of the paper's Fig. 1: at n = 10⁵ every private method is within 0.01 of the non-private RMSE
-    assert all(abs(expected.mean[m][-1] - expected.mean["non_private"][-1]) < 0.01 for m in METHODS)
+    rmse = {m: expected.mean(m, "rmse") for m in METHODS}
+    assert all(abs(rmse[m][-1] - rmse["non_private"][-1]) < 0.01 for m in METHODS)
     assert trace(chart(page, "erm_excess"), F.RATE_LABEL)["line"]["dash"] == "dash"
     meters = spec(chart(page, "erm_meters"))
     assert any("invalid for ε ≥ 1" in (t.get("name") or "") for t in meters["data"])

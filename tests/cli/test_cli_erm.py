@@ -1,27 +1,32 @@
-"""The private-learning commands (python -m privlib erm-calibrate, agm, erm-sweep): the JSON is the
-library's ``to_dict()`` (checked against the reference values), the text output, and one-line errors with
-exit code 2 on bad input."""
+"""The private-learning commands (python -m privlib erm-calibrate, agm, erm-sweep), run in-process
+(`run_cli`): the JSON is the library's result (checked against the reference values), the shared flags
+(--epsilons grid, --repeats/--trials, --delta), the long-work refusal, the text output, and one-line
+errors with exit code 2 on bad input."""
 import json
 import math
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
+from cli_run import run_cli
 
-from privlib.cli import EXIT_USAGE, main
+from privlib.cli import EXIT_USAGE
 from privlib.cli import erm as erm_commands
 from privlib.core.calibration import analytic_gaussian_epsilon
 from privlib.erm import datasets, mechanisms
+from privlib.erm import sweep as erm_sweep_module
 from privlib.erm.calibration import calibrate
-from privlib.erm.sweep import epsilon_sweep, erm_sweep
-
-ROOT = Path(__file__).resolve().parents[2]
+from privlib.erm.sweep import SweepTiming, n_sweep, sweep, sweep_to_dict
 
 
-def run_json(capsys, *argv):
-    assert main([*argv, "--json"]) == 0
-    return json.loads(capsys.readouterr().out)
+def run_json(*argv):
+    result = run_cli(*argv, "--json")
+    assert result.code == 0, result.err
+    return result.json()
+
+
+def run_text(*argv) -> str:
+    result = run_cli(*argv)
+    assert result.code == 0, result.err
+    return result.out
 
 
 def roundtrip(value):
@@ -45,8 +50,8 @@ def test_every_command_is_in_the_table_and_the_choices_match_the_library():
     (10_000, "1", "1e-5", 0.01745521, 0.9703763, 7.59495, 91.7604, 9.06057, 0.9055, 114.65, 7060.7),
     (100_000, "0.5", "1e-6", 0.0068597695, 0.61493158, 8.01579, 307.587, 8.43989, 0.4731, 291.6, 43908.5)])
 def test_erm_calibrate_is_the_library_calibration_and_matches_the_reference_table(
-        capsys, n, epsilon, delta, sigma_a, sigma_b, r, s, G, eps_model, mu, eps_L):
-    result = run_json(capsys, "erm-calibrate", "--epsilon", epsilon, "--delta", delta, "--n", str(n),
+        n, epsilon, delta, sigma_a, sigma_b, r, s, G, eps_model, mu, eps_L):
+    result = run_json("erm-calibrate", "--epsilon", epsilon, "--delta", delta, "--n", str(n),
                       "--d", "10", "--R", "1", "--A", "1", "--B", "2")
     assert result == roundtrip(calibrate(float(epsilon), float(delta), n, 10, R=1.0, A=1.0, B=2.0).to_dict())
     assert set(result) == {"obj_gauss", "input", "local", "output"}
@@ -65,78 +70,77 @@ def test_erm_calibrate_is_the_library_calibration_and_matches_the_reference_tabl
     assert local["epsilon_L_classic"] < local["epsilon_L"] and not local["classic_valid"]
 
 
-def test_erm_calibrate_kst12_output_inflation_and_the_invalid_case(capsys):
-    r = run_json(capsys, "erm-calibrate", "--epsilon", "1", "--delta", "1e-5", "--n", "1000")
+def test_erm_calibrate_kst12_output_inflation_and_the_invalid_case():
+    r = run_json("erm-calibrate", "--epsilon", "1", "--delta", "1e-5", "--n", "1000")
     assert r["obj_gauss"]["Delta"] == pytest.approx(4.0) and r["obj_gauss"]["zeta_s"] == pytest.approx(8.0)
     assert r["obj_gauss"]["beta"] ** 2 == pytest.approx(4 * 1626.377299, rel=1e-9)  # replace-one: ×4
     assert r["input"]["epsilon_jacobian"] == pytest.approx(math.log(1.5), abs=1e-9)
     assert r["input"]["epsilon_noise"] == pytest.approx(0.5, abs=1e-9)
-    r = run_json(capsys, "erm-calibrate", "--epsilon", "1", "--delta", "1e-5", "--n", "1e4", "--inflate", "100")
+    r = run_json("erm-calibrate", "--epsilon", "1", "--delta", "1e-5", "--n", "1e4", "--inflate", "100")
     assert r["input"]["epsilon_model"] == pytest.approx(0.1228, abs=5e-5)
     assert r["local"]["epsilon_L"] == pytest.approx(113.78, abs=0.01)
-    r = run_json(capsys, "erm-calibrate", "--epsilon", "1", "--delta", "1e-5", "--n", "353")
+    r = run_json("erm-calibrate", "--epsilon", "1", "--delta", "1e-5", "--n", "353")
     assert not r["input"]["valid"] and r["input"]["sigma_a"] is None and r["local"] is None
     assert "1.0856" in r["input"]["reason"]
-    r = run_json(capsys, "erm-calibrate", "--epsilon", "1", "--delta", "1e-5", "--n", "353", "--route", "asymptotic")
+    r = run_json("erm-calibrate", "--epsilon", "1", "--delta", "1e-5", "--n", "353", "--route", "asymptotic")
     assert r == roundtrip(calibrate(1.0, 1e-5, 353, 10, route="asymptotic").to_dict())
     assert r["input"]["valid"] and not r["input"]["guaranteed"]
-    assert main(["erm-calibrate", "--epsilon", "1", "--delta", "1e-5", "--n", "1000"]) == 0
-    out = capsys.readouterr().out
+    out = run_text("erm-calibrate", "--epsilon", "1", "--delta", "1e-5", "--n", "1000")
     assert "sigma_a = 0.11292974" in out and "231.852" in out and "invalid for epsilon >= 1" in out
     assert "(ε, δ)-DP, replace-one — the project's proof sketch (beyond the paper)" in out
-    assert main(["erm-calibrate", "--epsilon", "1", "--delta", "1e-5", "--n", "353"]) == 0
-    out = capsys.readouterr().out
+    out = run_text("erm-calibrate", "--epsilon", "1", "--delta", "1e-5", "--n", "353")
     assert "invalid: The safe input calibration is invalid at n = 353" in out and "ε > 1.0856" in out
 
 
 @pytest.mark.parametrize("mu, delta, epsilon", [
     ("0.5", "1e-5", 1.9930914044), ("1", "1e-5", 4.3771780957), ("2", "1e-5", 9.9972561464),
     ("10", "1e-6", 96.7172719639), ("50", "1e-5", 1462.2850159648)])
-def test_agm_reference_values(capsys, mu, delta, epsilon):
-    result = run_json(capsys, "agm", "--mu", mu, "--delta", delta)
+def test_agm_reference_values(mu, delta, epsilon):
+    result = run_json("agm", "--mu", mu, "--delta", delta)
     assert result["epsilon"] == pytest.approx(epsilon, abs=5e-10)
     assert result["epsilon"] == analytic_gaussian_epsilon(float(mu), float(delta))
-    assert main(["agm", "--mu", mu, "--delta", delta]) == 0
-    assert f"epsilon = {result['epsilon']:.10g}" in capsys.readouterr().out
+    assert f"epsilon = {result['epsilon']:.10g}" in run_text("agm", "--mu", mu, "--delta", delta)
 
 
-def test_erm_sweep_over_n_is_the_library_sweep(capsys):
+def test_erm_sweep_over_n_is_the_library_sweep():
     argv = ["erm-sweep", "--dataset", "synthetic", "--epsilon", "1", "--delta", "1e-6", "--n", "300", "2000",
             "--trials", "3", "--seed", "5", "--methods", "non_private", "obj_gauss", "input_safe"]
-    result = run_json(capsys, *argv)
-    expected = erm_sweep(dataset="synthetic", ns=(300, 2000), epsilon=1.0, delta=1e-6, trials=3, seed=5,
-                         methods=("non_private", "obj_gauss", "input_safe")).to_dict()
+    result = run_json(*argv)
+    expected = sweep_to_dict(n_sweep("synthetic", ("non_private", "obj_gauss", "input_safe"), (300, 2000), epsilon=1.0,
+                                     delta=1e-6, repeats=3, seed=5))
     assert result == roundtrip(expected)
     first, second = result["points"]
     assert (first["n"], second["n"]) == (300, 2000)
     assert set(second["methods"]["obj_gauss"]) >= {"rmse_mean", "rmse_sd", "excess_risk_mean"}
     assert not first["methods"]["input_safe"]["valid"] and first["methods"]["input_safe"]["rmse_mean"] is None
     assert 0.09 < second["methods"]["non_private"]["rmse_mean"] < 0.11
-    assert main(argv) == 0
-    out = capsys.readouterr().out
+    assert run_json(*[a if a != "--trials" else "--repeats" for a in argv]) == result  # the new name, same run
+    out = run_text(*argv)
     assert "n = 300" in out and "input_safe         invalid" in out and "excess risk" in out
 
 
-def test_erm_sweep_over_epsilon_for_diabetes_and_classification_on_census(capsys):
-    result = run_json(capsys, "erm-sweep", "--dataset", "diabetes", "--epsilons", "1", "30", "--delta", "1e-5",
+def test_erm_sweep_over_epsilon_for_diabetes_and_classification_on_census():
+    result = run_json("erm-sweep", "--dataset", "diabetes", "--epsilons", "1", "30", "--delta", "1e-5",
                       "--trials", "2", "--methods", "obj_gauss", "input_safe")
-    expected = epsilon_sweep(dataset="diabetes", epsilons=(1.0, 30.0), delta=1e-5, trials=2, seed=0,
-                             methods=("obj_gauss", "input_safe")).to_dict()
+    expected = sweep_to_dict(sweep("diabetes", ("obj_gauss", "input_safe"), (1.0, 30.0), delta=1e-5, repeats=2,
+                                   seed=0))
     assert result == roundtrip(expected)
+    # one grid syntax: the comma list and the old space-separated words are the same sweep
+    assert run_json("erm-sweep", "--dataset", "diabetes", "--epsilons", "1,30", "--delta", "1e-5", "--repeats", "2",
+                    "--methods", "obj_gauss", "input_safe") == result
     assert result["axis"] == "epsilon" and result["n"] == 354
     assert [p["epsilon"] for p in result["points"]] == [1.0, 30.0]
     assert not result["points"][0]["methods"]["input_safe"]["valid"]  # needs ε > 1.16 at n = 354
-    result = run_json(capsys, "erm-sweep", "--dataset", "census2000", "--task", "classification", "--epsilon", "2",
+    result = run_json("erm-sweep", "--dataset", "census2000", "--task", "classification", "--epsilon", "2",
                       "--n", "5000", "--trials", "2", "--methods", "non_private", "output")
     assert result["metric"] == "accuracy" and result["d"] == 4
     assert set(result["points"][0]["methods"]["output"]) >= {"accuracy_mean", "accuracy_sd", "excess_risk_mean"}
 
 
-def one_line_error(capsys, argv) -> str:
-    with pytest.raises(SystemExit) as exc:
-        main(argv)
-    assert exc.value.code == EXIT_USAGE
-    return capsys.readouterr().err
+def one_line_error(argv) -> str:
+    result = run_cli(*argv)
+    assert result.code == EXIT_USAGE and result.out == ""
+    return result.err
 
 
 @pytest.mark.parametrize("argv", [
@@ -149,9 +153,11 @@ def one_line_error(capsys, argv) -> str:
     ["erm-sweep", "--dataset", "mnist", "--epsilon", "1", "--n", "1000"],
     ["erm-sweep", "--epsilon", "1", "--n", "1000", "--methods", "laplace"],
     ["erm-sweep", "--epsilon", "nan", "--n", "1000"],
+    ["erm-sweep", "--epsilon", "1", "--n", "1000", "--trials", "0"],
+    ["erm-sweep", "--dataset", "diabetes", "--epsilons", "5:1"],
 ])
-def test_argparse_rejects_bad_input_with_one_line(capsys, argv):
-    err = one_line_error(capsys, argv)
+def test_argparse_rejects_bad_input_with_one_line(argv):
+    err = one_line_error(argv)
     assert err.count("\n") == 1 and "error" in err
 
 
@@ -162,19 +168,45 @@ def test_argparse_rejects_bad_input_with_one_line(capsys, argv):
     (["erm-sweep", "--epsilon", "1", "--epsilons", "1", "2", "--n", "1000"], "not both"),
     (["erm-sweep", "--n", "1000"], "--epsilon is required"),
     (["erm-sweep", "--epsilon", "1"], "--n is required"),
-    (["erm-sweep", "--epsilon", "1", "--n", "1000", "--trials", "0"], "trials"),
     (["erm-sweep", "--dataset", "census2000", "--epsilon", "1", "--n", "100000"], "24,000"),
 ])
-def test_library_errors_are_one_line_with_exit_code_2(capsys, argv, message):
-    assert main(argv) == EXIT_USAGE
-    err = capsys.readouterr().err
+def test_library_errors_are_one_line_with_exit_code_2(argv, message):
+    result = run_cli(*argv)
+    assert result.code == EXIT_USAGE and result.out == ""
+    err = result.err
     assert err.count("\n") == 1 and err.startswith("error: ") and message in err
 
 
-def test_a_real_process_exits_2_with_one_line_and_nothing_on_stdout():
+def test_errors_with_json_print_nothing_on_stdout():
     for argv in (["erm-calibrate", "--epsilon", "-1", "--delta", "1e-5", "--n", "10"],
                  ["erm-calibrate", "--epsilon", "1", "--delta", "1e-5", "--n", "1000", "--d", "0", "--json"]):
-        proc = subprocess.run([sys.executable, "-m", "privlib", *argv], cwd=ROOT, capture_output=True, text=True,
-                              check=False, timeout=120)
-        assert proc.returncode == 2 and proc.stdout == ""
-        assert proc.stderr.count("\n") == 1, proc.stderr
+        result = run_cli(*argv)
+        assert result.code == 2 and result.out == ""
+        assert result.err.count("\n") == 1, result.err
+
+
+@pytest.fixture
+def pace(monkeypatch):
+    """A fixed pace (100 ns a record, 10 ms a data set-up, 1 ms a fit), so that the estimate does not depend on
+    the machine's load."""
+    timing = SweepTiming(per_record=1e-7, per_repeat=0.01, per_fit=1e-3)
+    monkeypatch.setattr(erm_sweep_module, "measured_timing", lambda dataset="synthetic", d=10: timing)
+    return timing
+
+
+def test_long_sweeps_are_refused_without_allow_long(pace, monkeypatch):
+    monkeypatch.delenv("PRIVLIB_LONG_WORK_SECONDS", raising=False)
+    argv = ["erm-sweep", "--epsilon", "1", "--n", "4000000", "--trials", "1000"]
+    result = run_cli(*argv)
+    seconds = erm_sweep_module.estimate_seconds("synthetic", (4_000_000,), 1, 5, 1000, timing=pace)
+    assert seconds > 60
+    assert result.code == EXIT_USAGE and result.out == "" and result.err.count("\n") == 1
+    assert "erm-sweep would take about" in result.err and "--allow-long" in result.err and "--repeats" in result.err
+    # a limit above the estimate lets the same command through to the library (which is not run here: a
+    # smaller sweep shows that the estimate is the only gate, and that progress goes to stderr)
+    small = ["erm-sweep", "--epsilon", "1", "--n", "1000", "--trials", "2", "--methods", "non_private"]
+    refused = run_cli(*small, env={"PRIVLIB_LONG_WORK_SECONDS": "0"})
+    assert refused.code == EXIT_USAGE and "would take about" in refused.err
+    allowed = run_cli(*small, "--allow-long", "--json", env={"PRIVLIB_LONG_WORK_SECONDS": "0"})
+    assert allowed.code == 0 and allowed.json()["trials"] == 2
+    assert "erm-sweep: about" in allowed.err  # the estimate, then the progress, on stderr

@@ -1,4 +1,5 @@
-"""Private ERM mechanisms: the noise laws of Output (CMS11) and Obj-Gauss (KST12), convergence to ŵ at a
+"""Private ERM mechanisms: the classes and their registry (the core protocol: keyword-only constructor,
+guarantee, release), the noise laws of Output (CMS11) and Obj-Gauss (KST12), convergence to ŵ at a
 huge ε, invalid calibrations, and the per-record protocol against the exact fast sampler.
 
 Tolerances are 4 standard errors from the number of fits; fixed seeds."""
@@ -13,7 +14,20 @@ from scipy import stats
 from privlib.erm.calibration import obj_gauss_calibration, output_calibration, safe_input_calibration
 from privlib.erm.datasets import synthetic_records, synthetic_sums
 from privlib.erm.losses import QuadraticSums, make_loss
-from privlib.erm.mechanisms import METHOD_LABELS, METHODS, FitResult, check_methods, fit, gamma_ball_noise
+from privlib.core.mechanism import Mechanism
+from privlib.erm.mechanisms import (
+    MECHANISMS,
+    METHOD_LABELS,
+    METHODS,
+    FitResult,
+    InputPerturbationAsymptotic,
+    InputPerturbationSafe,
+    NonPrivate,
+    ObjectiveGaussian,
+    OutputPerturbation,
+    check_methods,
+    make_mechanism,
+)
 
 SQUARED = make_loss("squared")
 
@@ -26,36 +40,76 @@ def toy_sums(n, d=4, seed=0):
     return QuadraticSums(S=S, b_sum=b, c_sum=float(n), n=n)
 
 
+def fit(method, sums, loss, epsilon, delta, rng=None, inflate=1.0, records=None):
+    """One release of ``method`` at (ε, δ) (each given only to the classes that take it)."""
+    return make_mechanism(method, epsilon=epsilon, delta=delta, inflate=inflate).release(sums, loss, rng, records)
+
+
 def test_api_names():
     assert METHODS == ("non_private", "output", "obj_gauss", "input_safe", "input_asymptotic")
     assert set(METHOD_LABELS) == set(METHODS)
+    assert [cls.name for cls in MECHANISMS.values()] == list(METHODS)
+    assert all(issubclass(cls, Mechanism) for cls in MECHANISMS.values())
     assert check_methods("output, obj_gauss,output") == ("output", "obj_gauss")
+    assert check_methods([ObjectiveGaussian, "non_private"]) == ("obj_gauss", "non_private")
     with pytest.raises(ValueError, match="Unknown method"):
         check_methods(["lasso"])
 
 
-def test_gamma_ball_noise_radius_and_direction():
-    rng = np.random.default_rng(1)
-    d, scale, draws = 10, 0.08, 20_000
-    noise = np.array([gamma_ball_noise(d, scale, rng) for _ in range(draws)])
-    radius = np.linalg.norm(noise, axis=1)
-    assert abs(radius.mean() - d * scale) < 4 * math.sqrt(d) * scale / math.sqrt(draws)  # Var = d·scale²
-    assert abs(radius.var() - d * scale**2) < 4 * d * scale**2 * math.sqrt((6 / d + 2) / draws)
-    unit = noise / radius[:, None]
-    assert np.all(np.abs(unit.mean(axis=0)) < 4 * math.sqrt(1 / d / draws))  # uniform direction: mean 0
+def test_constructors_validate_once_and_state_the_guarantee():
+    assert NonPrivate().guarantee.kind == "none" and not NonPrivate().guarantee.is_private
+    with pytest.raises(TypeError):
+        NonPrivate(epsilon=1.0)  # the reference takes no ε at all
+    with pytest.raises(TypeError):
+        OutputPerturbation(1.0)  # keyword-only
+    out = OutputPerturbation(epsilon=2.0)
+    assert out.guarantee.kind == "pure-dp" and out.guarantee.epsilon == 2.0 and out.delta is None
+    assert "replacing one record" in out.guarantee.neighbours
+    obj = ObjectiveGaussian(epsilon=1.0, delta=1e-6)
+    assert obj.guarantee.kind == "approximate-dp" and (obj.guarantee.epsilon, obj.guarantee.delta) == (1.0, 1e-6)
+    safe = InputPerturbationSafe(epsilon=1.0, delta=1e-6, inflate=3.0)
+    assert safe.guarantee.kind == "approximate-dp" and safe.parameters == {"inflate": 3.0}
+    assert "honestly perturbed" in str(safe.guarantee)
+    asym = InputPerturbationAsymptotic(epsilon=1.0, delta=1e-6)
+    assert asym.guarantee.kind == "none" and "no guarantee" in str(asym.guarantee)
+    for cls in (ObjectiveGaussian, InputPerturbationSafe, InputPerturbationAsymptotic):
+        with pytest.raises(ValueError, match="delta"):
+            cls(epsilon=1.0, delta=None)  # δ enters the calibration: required
+    with pytest.raises(ValueError, match="epsilon"):
+        OutputPerturbation(epsilon=0.0)
+    with pytest.raises(ValueError, match="inflate"):
+        InputPerturbationSafe(epsilon=1.0, delta=1e-6, inflate=0.5)
+    assert safe.describe()["parameters"]["inflate"]["low"] == 1.0
+    assert make_mechanism("non_private", epsilon=1.0, delta=1e-6).epsilon is None  # a sweep's ε is not passed on
+    assert make_mechanism("output", epsilon=1.0, delta=1e-6).delta is None
+
+
+def test_local_guarantee_of_input_perturbation_is_the_calibration_s():
+    """The reference row n = 1000, ε = 1, δ = 1e-5, d = 10: ε_L = 231.85 (exact, BW18); invalid at n = 353."""
+    safe = InputPerturbationSafe(epsilon=1.0, delta=1e-5)
+    local = safe.local_guarantee(1000, 10, SQUARED)
+    assert local.kind == "local-dp" and local.epsilon == pytest.approx(231.85, abs=0.01) and local.delta == 1e-5
+    assert safe.local_guarantee(353, 10, SQUARED) is None
 
 
 def test_output_noise_radius_through_fit():
-    """With R = 100 nothing is projected: w − w_Λ is CMS11's noise, mean radius d·2ζ/(nΛε)."""
+    """With R = 100 nothing is projected: w − w_Λ is CMS11's noise, density ∝ exp(−‖b‖/scale) with
+    scale = 2ζ/(nΛε): radius Gamma(d, scale) (mean d·scale, variance d·scale²), uniform direction."""
     loss = make_loss("squared", R=100.0)
     sums = toy_sums(200_000)
     cal = output_calibration(1.0, sums.n, sums.d, loss.zeta)
     H = sums.S / sums.n + 0.5 * cal.Lambda * np.eye(sums.d)
     w_lam = -np.linalg.solve(H, sums.b_sum / sums.n) / 2
     rng = np.random.default_rng(2)
-    radius = np.array([np.linalg.norm(fit("output", sums, loss, 1.0, 1e-6, rng).w - w_lam) for _ in range(4000)])
-    assert cal.mean_radius == pytest.approx(sums.d * cal.scale)
-    assert abs(radius.mean() - cal.mean_radius) < 4 * math.sqrt(sums.d) * cal.scale / math.sqrt(radius.size)
+    mechanism = OutputPerturbation(epsilon=1.0)
+    noise = np.array([mechanism.release(sums, loss, rng).w - w_lam for _ in range(4000)])
+    radius = np.linalg.norm(noise, axis=1)
+    d, scale, draws = sums.d, cal.scale, radius.size
+    assert cal.mean_radius == pytest.approx(d * scale)
+    assert abs(radius.mean() - cal.mean_radius) < 4 * math.sqrt(d) * scale / math.sqrt(draws)  # Var = d·scale²
+    assert abs(radius.var() - d * scale**2) < 4 * d * scale**2 * math.sqrt((6 / d + 2) / draws)
+    unit = noise / radius[:, None]
+    assert np.all(np.abs(unit.mean(axis=0)) < 4 * math.sqrt(1 / d / draws))  # uniform direction: mean 0
 
 
 def test_obj_gauss_noise_law():

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from privlib.erm.datasets import census2000, diabetes
-from privlib.erm.sweep import epsilon_sweep, erm_sweep
+from privlib.erm.sweep import n_sweep, sweep
 
 pytestmark = pytest.mark.slow
 
@@ -43,25 +43,37 @@ DIABETES_REFERENCE = {1.0: {"non_private": 0.337, "obj_gauss": 0.449, "output": 
 DIABETES_TRAIN_MEAN = 0.440
 
 
-def print_table(title, sweep):
+def mean(result, method, metric="rmse"):
+    return result.mean(method, metric)
+
+
+def sd(result, method, metric="rmse"):
+    return result.sd(method, metric)
+
+
+def valid(result, method):
+    return result.count(method, "rmse") == result.repeats
+
+
+def print_table(title, result):
     print(f"\n{title}")
-    head = "n" if sweep.axis == "n" else "ε"
-    print(f"{head:>9}  " + "  ".join(f"{m:>17}" for m in sweep.methods))
-    for i, value in enumerate(sweep.values):
-        cells = "  ".join(f"{sweep.mean[m][i]:8.4f} ({sweep.sd[m][i]:.4f})" if sweep.valid[m][i] else f"{'invalid':>17}"
-                          for m in sweep.methods)
+    head = "n" if result.axis == "n" else "ε"
+    print(f"{head:>9}  " + "  ".join(f"{m:>17}" for m in result.mechanisms))
+    for i, value in enumerate(result.epsilons):
+        cells = "  ".join(f"{mean(result, m)[i]:8.4f} ({sd(result, m)[i]:.4f})" if valid(result, m)[i]
+                          else f"{'invalid':>17}" for m in result.mechanisms)
         print(f"{value:>9g}  {cells}")
 
 
-def print_excess(sweep):
+def print_excess(result):
     print("excess empirical risk J(w) − J(ŵ), mean over trials")
-    for i, value in enumerate(sweep.values):
-        print(f"{value:>9g}  " + "  ".join(f"{sweep.excess_risk_mean[m][i]:17.3e}" for m in sweep.methods))
+    for i, value in enumerate(result.epsilons):
+        print(f"{value:>9g}  " + "  ".join(f"{mean(result, m, 'excess_risk')[i]:17.3e}" for m in result.mechanisms))
 
 
-def paired_se(sweep, a, b, i):
+def paired_se(result, a, b, i):
     """SE of mean(a − b) over trials at value i (the methods share each trial's data)."""
-    diff = sweep.values_per_trial["metric"][a][i] - sweep.values_per_trial["metric"][b][i]
+    diff = result.per_repeat(a, "rmse")[i] - result.per_repeat(b, "rmse")[i]
     return float(diff.mean()), float(diff.std(ddof=1) / math.sqrt(diff.size))
 
 
@@ -77,34 +89,34 @@ def slope_and_se(ns, means, sds, trials):
 
 @pytest.fixture(scope="module")
 def synthetic():
-    sweep = erm_sweep("synthetic", ns=SYNTHETIC_NS, epsilon=1.0, delta=1e-6, trials=TRIALS, seed=0)
+    sweep = n_sweep("synthetic", ns=SYNTHETIC_NS, epsilon=1.0, delta=1e-6, repeats=TRIALS, seed=0)
     print_table("Synthetic regression, test RMSE (sd), ε = 1, δ = 1e-6, 20 trials", sweep)
     print_excess(sweep)
     return sweep
 
 
 def test_synthetic_matches_the_reference_table(synthetic):
-    index = {int(n): i for i, n in enumerate(synthetic.values)}
+    index = {int(n): i for i, n in enumerate(synthetic.epsilons)}
     for n, row in SYNTHETIC_REFERENCE.items():
         i = index[n]
         for method, (ref, ref_sd) in row.items():
-            mean, sd = synthetic.mean[method][i], synthetic.sd[method][i]
-            se = math.sqrt(sd**2 + (sd if ref_sd is None else ref_sd) ** 2) / math.sqrt(TRIALS)
+            ours, spread = mean(synthetic, method)[i], sd(synthetic, method)[i]
+            se = math.sqrt(spread**2 + (spread if ref_sd is None else ref_sd) ** 2) / math.sqrt(TRIALS)
             rounding = 0.5 * 10 ** -(len(f"{ref}".split(".")[1]))
-            assert abs(mean - ref) < 4 * se + rounding, (n, method, mean, ref, se)
+            assert abs(ours - ref) < 4 * se + rounding, (n, method, ours, ref, se)
 
 
 def test_synthetic_input_approaches_non_private_and_obj_gauss(synthetic):
-    index = {int(n): i for i, n in enumerate(synthetic.values)}
+    index = {int(n): i for i, n in enumerate(synthetic.epsilons)}
     i5 = index[100_000]
-    assert synthetic.mean["input_safe"][i5] <= 1.02 * synthetic.mean["non_private"][i5]
-    gaps = [synthetic.mean["input_safe"][index[n]] - synthetic.mean["non_private"][index[n]]
+    assert mean(synthetic, "input_safe")[i5] <= 1.02 * mean(synthetic, "non_private")[i5]
+    gaps = [mean(synthetic, "input_safe")[index[n]] - mean(synthetic, "non_private")[index[n]]
             for n in (1000, 10_000, 100_000, 1_000_000)]
     assert all(a > b for a, b in zip(gaps, gaps[1:]))
     print("\nInput − Obj-Gauss (paired over trials), n ≥ 10⁴:")
     for n in (10_000, 30_000, 100_000, 300_000, 1_000_000):
         diff, se = paired_se(synthetic, "input_safe", "obj_gauss", index[n])
-        obj = synthetic.mean["obj_gauss"][index[n]]
+        obj = mean(synthetic, "obj_gauss")[index[n]]
         print(f"  n = {n:>9,}: {diff:+.5f} (SE {se:.5f}), Input/Obj-Gauss = {1 + diff / obj:.4f}")
         # margin: within 4 SE of Obj-Gauss, and never more than 5% above it
         assert diff < 4 * se and diff / obj < 0.05
@@ -118,20 +130,20 @@ def test_synthetic_input_approaches_non_private_and_obj_gauss(synthetic):
 
 
 def test_synthetic_input_undefined_below_410(synthetic):
-    index = {int(n): i for i, n in enumerate(synthetic.values)}
-    assert not synthetic.valid["input_safe"][index[409]]
-    assert synthetic.valid["input_safe"][index[410]]
-    assert synthetic.valid["input_asymptotic"].all() and synthetic.valid["obj_gauss"].all()
+    index = {int(n): i for i, n in enumerate(synthetic.epsilons)}
+    assert not valid(synthetic, "input_safe")[index[409]]
+    assert valid(synthetic, "input_safe")[index[410]]
+    assert valid(synthetic, "input_asymptotic").all() and valid(synthetic, "obj_gauss").all()
 
 
 def test_synthetic_excess_risk_falls_at_least_like_one_over_n(synthetic):
-    ns = synthetic.values.astype(np.float64)
+    ns = synthetic.epsilons.astype(np.float64)
     keep = ns >= 10_000
     print("\nslope of log excess risk on log n, n ≥ 10⁴ (± SE):")
     slopes = {}
     for m in ("output", "obj_gauss", "input_safe", "input_asymptotic"):
-        slopes[m] = slope_and_se(ns[keep], synthetic.excess_risk_mean[m][keep], synthetic.excess_risk_sd[m][keep],
-                                 TRIALS)
+        slopes[m] = slope_and_se(ns[keep], mean(synthetic, m, "excess_risk")[keep],
+                                 sd(synthetic, m, "excess_risk")[keep], TRIALS)
         print(f"  {m:<17} {slopes[m][0]:+.3f} ± {slopes[m][1]:.3f}")
     for m in ("obj_gauss", "input_safe", "input_asymptotic"):
         slope, se = slopes[m]
@@ -141,8 +153,8 @@ def test_synthetic_excess_risk_falls_at_least_like_one_over_n(synthetic):
 
 def test_census_input_approaches_non_private():
     ns = (1000, 2000, 3000, 5000, 10_000, 24_000)
-    sweep = erm_sweep("census2000", ns=ns, epsilon=1.0, delta=1e-6, trials=TRIALS, seed=0,
-                      methods=("non_private", "output", "obj_gauss", "input_safe", "input_asymptotic"))
+    sweep = n_sweep("census2000", ("non_private", "output", "obj_gauss", "input_safe", "input_asymptotic"), ns,
+                    epsilon=1.0, delta=1e-6, repeats=TRIALS, seed=0)
     print_table("census2000 (lweekinc on educ, exper, expersq), test RMSE (sd), ε = 1, δ = 1e-6, 20 trials", sweep)
     print_excess(sweep)
     gap = {}
@@ -164,24 +176,24 @@ def test_census_input_approaches_non_private():
     for n, (diff, se) in zip(ns, diffs):
         if n >= 3000:
             assert abs(diff) < 4 * se, (n, diff, se)
-    assert sweep.mean["non_private"][-1] < constant
+    assert mean(sweep, "non_private")[-1] < constant
 
 
 def test_diabetes_epsilon_sweep():
     trials = 100
-    sweep = epsilon_sweep("diabetes", epsilons=tuple(DIABETES_REFERENCE), delta=1e-5, trials=trials, seed=0,
-                          methods=("non_private", "obj_gauss", "output", "input_safe"))
+    result = sweep("diabetes", ("non_private", "obj_gauss", "output", "input_safe"), tuple(DIABETES_REFERENCE),
+                   delta=1e-5, repeats=trials, seed=0)
     train_mean = np.mean([math.sqrt(np.mean((diabetes(s).y_test - diabetes(s).y_train.mean()) ** 2))
                           for s in range(trials)])
-    print_table(f"diabetes, test RMSE (sd) against ε, δ = 1e-5, 100 splits; train mean {train_mean:.4f}", sweep)
-    for i, eps in enumerate(sweep.values):
+    print_table(f"diabetes, test RMSE (sd) against ε, δ = 1e-5, 100 splits; train mean {train_mean:.4f}", result)
+    for i, eps in enumerate(result.epsilons):
         for method, ref in DIABETES_REFERENCE[float(eps)].items():
             if ref is None:
-                assert not sweep.valid[method][i]
+                assert not valid(result, method)[i]
                 continue
-            assert sweep.valid[method][i]
-            se = math.sqrt(2.0) * sweep.sd[method][i] / math.sqrt(trials)
-            assert abs(sweep.mean[method][i] - ref) < 4 * se, (eps, method, sweep.mean[method][i], ref, se)
+            assert valid(result, method)[i]
+            se = math.sqrt(2.0) * sd(result, method)[i] / math.sqrt(trials)
+            assert abs(mean(result, method)[i] - ref) < 4 * se, (eps, method, mean(result, method)[i], ref, se)
     assert abs(train_mean - DIABETES_TRAIN_MEAN) < 4 * math.sqrt(2.0) * 0.03 / math.sqrt(trials)
     # at ε = 1 no private model beats the constant predictor
-    assert min(sweep.mean["obj_gauss"][0], sweep.mean["output"][0]) > train_mean - 0.03
+    assert min(mean(result, "obj_gauss")[0], mean(result, "output")[0]) > train_mean - 0.03

@@ -1,7 +1,7 @@
 """Figures of the private-learning topic: every chart plots the numbers of the privlib.erm result it is
-given (a real sweep, meters, trade-off, inside view and calibration — no fakes), with the labels the
-page must show ("rate O(1/n), not a bound", "invalid for ε ≥ 1", the model guarantee and the tags), and
-the builders are pure and import only privlib.erm."""
+given (a real sweep's SweepResult, meters, trade-off, inside view and calibration — no fakes), with the
+labels the page must show ("rate O(1/n), not a bound", "invalid for ε ≥ 1", the model guarantee and the
+tags), and the builders are pure and import only privlib.erm and the shared style."""
 import ast
 import copy
 import math
@@ -12,7 +12,8 @@ import pytest
 
 from privlib.erm.calibration import calibrate, privacy_meters
 from privlib.erm.mechanisms import METHOD_LABELS, METHODS
-from privlib.erm.sweep import epsilon_sweep, erm_sweep, inflation_tradeoff, inside_view
+from privlib.erm.sweep import inflation_tradeoff, inside_view, n_sweep
+from privlib.erm.sweep import sweep as epsilon_sweep
 from privlib.presentation.erm import figures as F
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -21,7 +22,7 @@ NS = (300, 1000, 3000)
 
 @pytest.fixture(scope="module")
 def sweep():
-    return erm_sweep(dataset="synthetic", ns=NS, epsilon=1.0, delta=1e-6, d=10, trials=3, seed=0)
+    return n_sweep("synthetic", METHODS, NS, epsilon=1.0, delta=1e-6, d=10, repeats=3, seed=0)
 
 
 def named(fig, name):
@@ -44,16 +45,16 @@ def test_method_labels_carry_the_library_label_and_the_tag():
 
 def test_metric_chart_plots_the_sweep_means_and_sd_bands(sweep):
     fig = F.sweep_metric_chart(sweep, chosen=1000, invalid_below=410)
-    assert sweep.methods == METHODS
-    for m in sweep.methods:
+    assert sweep.mechanisms == METHODS
+    for m in sweep.mechanisms:
         line = named(fig, F.method_label(m))
-        same(line.x, sweep.values)
-        same(line.y, sweep.mean[m])
-        same(np.asarray(line.customdata)[:, 0], sweep.sd[m])
+        same(line.x, NS)
+        same(line.y, sweep.mean(m, "rmse"))
+        same(np.asarray(line.customdata)[:, 0], sweep.sd(m, "rmse"))
     # the safe input calibration does not exist at n = 300 (ε = 1, δ = 1e-6: n ≥ 410): a gap, not a value
-    assert not sweep.valid["input_safe"][0] and np.isnan(named(fig, F.method_label("input_safe")).y[0])
+    assert sweep.count("input_safe", "rmse")[0] == 0 and np.isnan(named(fig, F.method_label("input_safe")).y[0])
     band = named(fig, F.method_label("obj_gauss") + " ± SD")
-    mean, sd = sweep.mean["obj_gauss"], sweep.sd["obj_gauss"]
+    mean, sd = sweep.mean("obj_gauss", "rmse"), sweep.sd("obj_gauss", "rmse")
     assert band.fill == "toself" and band.mode == "lines"
     np.testing.assert_allclose(band.y, np.concatenate([mean + sd, (mean - sd)[::-1]]))
     safe_band = named(fig, F.method_label("input_safe") + " ± SD")
@@ -61,7 +62,7 @@ def test_metric_chart_plots_the_sweep_means_and_sd_bands(sweep):
     assert not [t for t in fig.data if t.name == F.method_label("non_private") + " ± SD"]
     assert named(fig, F.method_label("non_private")).line.dash == "dash"
     marker = named(fig, "chosen n = 1,000")
-    assert sorted(marker.y) == sorted(float(sweep.mean[m][1]) for m in METHODS)
+    assert sorted(marker.y) == sorted(float(sweep.mean(m, "rmse")[1]) for m in METHODS)
     (shade,) = [s for s in fig.layout.shapes if s.type == "rect"]
     assert shade.x1 == 410
     assert any("Input (safe) invalid" in a.text for a in fig.layout.annotations)
@@ -73,20 +74,20 @@ def test_excess_risk_chart_is_log_log_with_a_slope_minus_one_reference(sweep):
     fig = F.sweep_excess_chart(sweep)
     assert not [t for t in fig.data if t.name == F.method_label("non_private")]  # zero excess: not on a log axis
     for m in METHODS[1:]:
-        same(named(fig, F.method_label(m)).y, np.where(sweep.excess_risk_mean[m] > 0, sweep.excess_risk_mean[m],
-                                                       np.nan))
+        excess = sweep.mean(m, "excess_risk")
+        same(named(fig, F.method_label(m)).y, np.where(excess > 0, excess, np.nan))
     rate = named(fig, "rate O(1/n), not a bound")
     assert rate.line.dash == "dash"
     x, y = np.asarray(rate.x, dtype=float), np.asarray(rate.y, dtype=float)
     np.testing.assert_allclose(x * y, x[0] * y[0], rtol=1e-12)  # slope −1 on log–log axes
-    first = [sweep.excess_risk_mean[m][0] for m in METHODS[1:] if np.isfinite(sweep.excess_risk_mean[m][0])]
+    first = [sweep.mean(m, "excess_risk")[0] for m in METHODS[1:] if np.isfinite(sweep.mean(m, "excess_risk")[0])]
     assert y[0] == pytest.approx(math.exp(np.mean(np.log(first))), rel=1e-12)  # through the curves' geometric mean
     assert fig.layout.xaxis.type == "log" and fig.layout.yaxis.type == "log"
 
 
 def test_epsilon_axis_says_which_way_is_more_privacy_and_has_no_rate_line():
-    sweep = epsilon_sweep(dataset="diabetes", epsilons=(1.0, 10.0), delta=1e-5, trials=2, seed=0,
-                          methods=("non_private", "obj_gauss", "input_safe"))
+    sweep = epsilon_sweep("diabetes", ("non_private", "obj_gauss", "input_safe"), (1.0, 10.0), delta=1e-5,
+                          repeats=2, seed=0)
     fig = F.sweep_metric_chart(sweep, chosen=10.0)
     assert "more privacy" in fig.layout.xaxis.title.text
     same(named(fig, F.method_label("obj_gauss")).x, [1.0, 10.0])
@@ -120,7 +121,7 @@ def test_meters_chart_plots_the_accountant_and_the_exact_and_classic_local_epsil
 
 def test_tradeoff_chart_plots_local_epsilon_against_rmse_coloured_by_model_epsilon():
     tradeoff = inflation_tradeoff(dataset="synthetic", n=10_000, epsilon=1.0, delta=1e-5, inflations=(1.0, 100.0),
-                                  trials=2, seed=0)
+                                  repeats=2, seed=0)
     fig = F.tradeoff_chart(tradeoff, chosen_m=100.0)
     points = fig.data[0]
     same(points.x, tradeoff.epsilon_L)
@@ -182,12 +183,13 @@ def test_builders_are_pure():
         np.array_equal(curves[k]["mean"], before[k]["mean"], equal_nan=True) for k in curves)
 
 
-def test_figures_import_only_privlib_erm_and_never_streamlit():
+def test_figures_import_only_privlib_erm_and_the_style_and_never_streamlit():
     tree = ast.parse((ROOT / "privlib/presentation/erm/figures.py").read_text())
     modules = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
     modules |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
     privlib = {m for m in modules if m.startswith("privlib")}
-    assert privlib and all(m.startswith("privlib.erm") for m in privlib), privlib
+    assert "privlib.presentation.style" in privlib
+    assert all(m.startswith("privlib.erm") or m == "privlib.presentation.style" for m in privlib), privlib
     assert not any(m.split(".")[0] == "streamlit" for m in modules)
 
 
@@ -195,5 +197,21 @@ def test_metric_chart_draws_the_constant_predictor_of_the_sweep(sweep):
     fig = F.sweep_metric_chart(sweep)
     lines = [t for t in fig.data if t.name == F.CONSTANT_LABEL]
     assert len(lines) == 1 and lines[0].line.dash == "dot"
-    np.testing.assert_array_equal(np.asarray(lines[0].y, dtype=float), sweep.constant_mean)
-    np.testing.assert_array_equal(np.asarray(lines[0].x, dtype=float), sweep.values.astype(float))
+    np.testing.assert_array_equal(np.asarray(lines[0].y, dtype=float), sweep.mean("output", "constant_rmse"))
+    np.testing.assert_array_equal(np.asarray(lines[0].x, dtype=float), np.asarray(NS, dtype=float))
+
+
+def test_end_to_end_sweep_to_figures_with_seven_repeats():
+    """A fresh sweep (7 repeats, classification: the accuracy metric) straight into both charts: every line
+    is the result's mean, the hover says how many repeats, the accuracy axis is labelled."""
+    result = n_sweep("synthetic", ("non_private", "obj_gauss", "output"), (500, 5000), epsilon=2.0, delta=1e-6,
+                     d=5, repeats=7, seed=11, task="classification")
+    fig = F.sweep_metric_chart(result, chosen=5000)
+    for m in result.mechanisms:
+        line = named(fig, F.method_label(m))
+        same(line.y, result.mean(m, "accuracy"))
+        assert "over 7 repeats" in line.hovertemplate
+    assert "accuracy" in fig.layout.yaxis.title.text
+    assert np.all(np.asarray(named(fig, F.method_label("obj_gauss")).y, dtype=float) > 0.5)  # better than chance
+    excess = F.sweep_excess_chart(result)
+    same(named(excess, F.method_label("output")).y, result.mean("output", "excess_risk"))

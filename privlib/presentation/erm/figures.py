@@ -4,7 +4,7 @@
 Charts follow Fukuchi, Tran, Sakuma (2017), "Differentially Private Empirical Risk Minimization with
 Input Perturbation" (DS 2017, arXiv:1710.07425), against objective perturbation (KST12, Alg. 1) and
 output perturbation (CMS11):
-1. test RMSE (or accuracy) against n per method, mean ± SD bands over trials (the shape of the paper's
+1. test RMSE (or accuracy) against n per method, mean ± SD bands over repetitions (the shape of the paper's
    Figs. 1–2); for a small real data set, against ε instead;
 2. the excess empirical risk E[J(w_priv)] − J(ŵ) against n on log–log axes with a dashed slope −1 line,
    labelled "rate O(1/n), not a bound" (the paper gives only the rate; its constants are lost);
@@ -30,9 +30,9 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from privlib.erm.mechanisms import METHOD_LABELS
+from privlib.erm.sweep import constant_of, metric_of
+from privlib.presentation.style import EPSILON_AXIS, GREY, layout, palette_colour, rgba
 
-#: Axis title of every ε axis: the direction of more privacy is always labelled.
-EPSILON_AXIS = "ε  (← smaller ε = more privacy · larger ε = less privacy →)"
 N_AXIS = "n, the number of contributors (log scale)"
 #: The tags of where a statement comes from.
 TAG_PAPER = "[paper]"
@@ -61,13 +61,9 @@ METHOD_COLOURS = {
     "input_asymptotic": "#9467bd",
 }
 METHOD_DASHES = {"non_private": "dash", "input_asymptotic": "dot"}
-PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
-           "#bcbd22", "#17becf")
 METRIC_TITLES = {"rmse": "test RMSE  (lower = better)", "accuracy": "test accuracy  (higher = better)"}
 METRIC_NAMES = {"rmse": "RMSE", "accuracy": "accuracy"}
-GREY = "#b0b0b0"
 INVALID_FILL = "rgba(214,39,40,0.08)"
-MARGIN = dict(t=60, b=40, l=60, r=20)
 
 
 def method_label(method: str) -> str:
@@ -78,18 +74,7 @@ def method_label(method: str) -> str:
 
 
 def method_colour(method: str, index: int = 0) -> str:
-    return METHOD_COLOURS.get(method, PALETTE[index % len(PALETTE)])
-
-
-def _layout(fig: go.Figure, title: str | None, legend_y: float = -0.3) -> go.Figure:
-    fig.update_layout(title=title, margin=MARGIN, legend=dict(orientation="h", y=legend_y, yanchor="top"))
-    return fig
-
-
-def _rgba(colour: str, alpha: float) -> str:
-    colour = colour.lstrip("#")
-    r, g, b = (int(colour[i:i + 2], 16) for i in (0, 2, 4))
-    return f"rgba({r},{g},{b},{alpha})"
+    return METHOD_COLOURS.get(method, palette_colour(index))
 
 
 def _floats(values) -> np.ndarray:
@@ -128,10 +113,10 @@ CONSTANT_LABEL = "Constant predictor (no features, non-private)"
 
 
 def metric_vs_axis(values, curves: dict, metric: str = "rmse", axis: str = "n", chosen: float | None = None,
-                   invalid_below: float | None = None, trials: int | None = None,
+                   invalid_below: float | None = None, repeats: int | None = None,
                    title: str | None = None, constant=None) -> go.Figure:
     """The test metric (RMSE or accuracy) against n (or ε) on a log x axis: one line per method with a
-    ± 1 SD band over the trials, as in the paper's Figs. 1–2.
+    ± 1 SD band over the repetitions, as in the paper's Figs. 1–2.
 
     ``curves``: method -> {"mean": array, "sd": array} over ``values`` (NaN where the method is
     undefined, e.g. the safe input calibration at too small an n: nothing is drawn there). The
@@ -147,7 +132,7 @@ def metric_vs_axis(values, curves: dict, metric: str = "rmse", axis: str = "n", 
                                  line=dict(color="#9e9e9e", width=1.5, dash="dot"),
                                  hovertemplate=f"{CONSTANT_LABEL}: %{{y:.4f}}<extra></extra>"))
     name = METRIC_NAMES.get(metric, metric)
-    over = f" over {trials} trials" if trials else ""
+    over = f" over {repeats} repeats" if repeats else ""
     drawn = []
     for i, (method, stats) in enumerate(curves.items()):
         mean = _floats(stats["mean"])
@@ -160,7 +145,7 @@ def metric_vs_axis(values, curves: dict, metric: str = "rmse", axis: str = "n", 
             if band.any():
                 lo, hi = mean[band] - sd[band], mean[band] + sd[band]
                 fig.add_trace(go.Scatter(x=np.concatenate([x[band], x[band][::-1]]), y=np.concatenate([hi, lo[::-1]]),
-                                         mode="lines", fill="toself", fillcolor=_rgba(colour, 0.15), line=dict(width=0),
+                                         mode="lines", fill="toself", fillcolor=rgba(colour, 0.15), line=dict(width=0),
                                          hoverinfo="skip", showlegend=False, legendgroup=method, name=f"{label} ± SD"))
         sd_text = sd if sd is not None else np.full(mean.shape, np.nan)
         x_text = "ε = %{x:g}" if axis == "epsilon" else "n = %{x:,}"
@@ -187,7 +172,7 @@ def metric_vs_axis(values, curves: dict, metric: str = "rmse", axis: str = "n", 
                                          hovertemplate="%{text}: %{y:.4f}<extra>chosen</extra>"))
     fig.update_xaxes(type="log", title=EPSILON_AXIS if axis == "epsilon" else N_AXIS, exponentformat="power")
     fig.update_yaxes(title=METRIC_TITLES.get(metric, metric), rangemode="tozero" if metric == "rmse" else "normal")
-    return _layout(fig, title)
+    return layout(fig, title)
 
 
 # ---------------------------------------------------------------- 2. excess empirical risk, log-log
@@ -230,7 +215,7 @@ def excess_risk_vs_axis(values, curves: dict, axis: str = "n", reference: bool =
     fig.update_xaxes(type="log", title=EPSILON_AXIS if axis == "epsilon" else N_AXIS, exponentformat="power")
     fig.update_yaxes(type="log", title="excess empirical risk E[J(w_priv)] − J(ŵ)  (log scale)",
                      exponentformat="power")
-    return _layout(fig, title)
+    return layout(fig, title)
 
 
 # ---------------------------------------------------------------- 3. the two privacy meters
@@ -273,7 +258,7 @@ def privacy_meters_chart(ns, epsilon_model, epsilon_L, epsilon_L_classic, epsilo
         _vline(fig, float(chosen_n), f"n = {chosen_n:,.0f}", log_x=True)
     fig.update_xaxes(type="log", title=N_AXIS, exponentformat="power")
     fig.update_yaxes(type="log", title="ε  (log scale; smaller = more privacy)", exponentformat="power")
-    return _layout(fig, title, legend_y=-0.3)
+    return layout(fig, title, legend_y=-0.3)
 
 
 def meters_chart(meters, epsilon: float, chosen_n: float | None = None, title: str | None = None) -> go.Figure:
@@ -316,7 +301,7 @@ def inflation_chart(inflations, epsilon_L, rmse_mean, rmse_sd, epsilon_model, ch
     fig.update_xaxes(type="log", title="contributor's ε_L  (log scale; smaller = more local privacy)",
                      exponentformat="power")
     fig.update_yaxes(title=METRIC_TITLES.get(metric, metric))
-    return _layout(fig, title)
+    return layout(fig, title)
 
 
 # ---------------------------------------------------------------- 5. the inside view
@@ -361,7 +346,7 @@ def inside_view_chart(a, b, a_submitted, b_submitted, A: float, B: float, highli
         fig.update_xaxes(title=f"{sym}₁ (coordinate 1)", row=1, col=col)
         fig.update_yaxes(title=f"{sym}₂ (coordinate 2)" if two else "", row=1, col=col, scaleanchor=f"x{col}"
                          if col > 1 else "x", scaleratio=1)
-    return _layout(fig, title, legend_y=-0.2)
+    return layout(fig, title, legend_y=-0.2)
 
 
 def inside_view_rows(a, b, a_submitted, b_submitted, count: int = 5, coordinates: int = 3) -> list[dict]:
@@ -425,7 +410,7 @@ def explainer_chart(n: int, Delta: float, beta: float, inputs: dict, title: str 
         finite = [v for v in values if math.isfinite(v)]
         fig.update_yaxes(range=[0, 1.2 * max(finite) if finite else 1.0], row=1, col=col)
     fig.update_xaxes(tickfont=dict(size=11))
-    return _layout(fig, title or f"What the noise does at n = {n:,}")
+    return layout(fig, title or f"What the noise does at n = {n:,}")
 
 
 def calibration_explainer_chart(calibration, asymptotic=None, title: str | None = None) -> go.Figure:
@@ -439,24 +424,26 @@ def calibration_explainer_chart(calibration, asymptotic=None, title: str | None 
 
 
 # ================================================================ the page's charts from privlib.erm results
-def sweep_curves(sweep) -> dict:
-    """{method: {"mean", "sd"}} of an ``ErmSweep``, in the sweep's method order."""
-    return {m: {"mean": np.asarray(sweep.mean[m], dtype=float), "sd": np.asarray(sweep.sd[m], dtype=float)}
-            for m in sweep.methods}
+def sweep_curves(result) -> dict:
+    """{method: {"mean", "sd"}} of the test metric of an ERM sweep's `SweepResult`
+    (``privlib.erm.sweep.sweep`` or ``n_sweep``), in the result's mechanism order."""
+    metric = metric_of(result)
+    return {m: {"mean": result.mean(m, metric), "sd": result.sd(m, metric)} for m in result.mechanisms}
 
 
-def sweep_metric_chart(sweep, chosen: float | None = None, invalid_below: float | None = None,
+def sweep_metric_chart(result, chosen: float | None = None, invalid_below: float | None = None,
                        title: str | None = None) -> go.Figure:
-    """`metric_vs_axis` of an ``ErmSweep`` (its axis is n or ε)."""
-    return metric_vs_axis(sweep.values, sweep_curves(sweep), metric=sweep.metric, axis=sweep.axis, chosen=chosen,
-                          invalid_below=invalid_below, trials=sweep.trials, title=title, constant=sweep.constant_mean)
+    """`metric_vs_axis` of an ERM sweep's `SweepResult` (its axis is n or ε), with its constant predictor."""
+    return metric_vs_axis(result.epsilons, sweep_curves(result), metric=metric_of(result), axis=result.axis,
+                          chosen=chosen, invalid_below=invalid_below, repeats=result.repeats, title=title,
+                          constant=constant_of(result))
 
 
-def sweep_excess_chart(sweep, chosen: float | None = None, title: str | None = None) -> go.Figure:
-    """`excess_risk_vs_axis` of an ``ErmSweep``; the slope −1 line only on an n axis."""
-    curves = {m: np.asarray(sweep.excess_risk_mean[m], dtype=float) for m in sweep.methods}
-    return excess_risk_vs_axis(sweep.values, curves, axis=sweep.axis, reference=sweep.axis == "n", chosen=chosen,
-                               title=title)
+def sweep_excess_chart(result, chosen: float | None = None, title: str | None = None) -> go.Figure:
+    """`excess_risk_vs_axis` of an ERM sweep's `SweepResult`; the slope −1 line only on an n axis."""
+    curves = {m: result.mean(m, "excess_risk") for m in result.mechanisms}
+    return excess_risk_vs_axis(result.epsilons, curves, axis=result.axis, reference=result.axis == "n",
+                               chosen=chosen, title=title)
 
 
 def tradeoff_chart(tradeoff, chosen_m: float | None = None, title: str | None = None) -> go.Figure:
