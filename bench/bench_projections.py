@@ -19,7 +19,7 @@ from timing import machine_info, timed
 
 from privlib.projections.datasets import load_dataset
 from privlib.projections.projection import Projection
-from privlib.projections.sweep import DEFAULT_EPSILONS, DP_MECHANISMS, privacy_utility_sweep, workers
+from privlib.projections.sweep import DEFAULT_EPSILONS, DP_MECHANISMS, sweep, workers
 
 
 def projection_call(projection, X):
@@ -68,11 +68,12 @@ def main():
     times = []
     for _ in range(args.repeats):
         t, c = time.perf_counter(), time.process_time()
-        result = privacy_utility_sweep(mnist, DP_MECHANISMS, DEFAULT_EPSILONS, k=32, t=1, reps=3, seed=0)
+        result = sweep(mnist, DP_MECHANISMS, DEFAULT_EPSILONS, repeats=3, seed=0, k=32, t=1)
         times.append((time.perf_counter() - t, time.process_time() - c))
         print(f"  wall {times[-1][0]:.2f} s, CPU {times[-1][1]:.2f} s", flush=True)
+    reference = result.reference
     print(f"  median wall {sorted(w for w, _ in times)[len(times) // 2]:.2f} s; non-private RP "
-          f"{result.nonprivate_rp:.3f}, SignRP {result.nonprivate_signrp:.3f}, chance {result.chance:.4f}")
+          f"{reference['nonprivate_rp']:.3f}, SignRP {reference['nonprivate_signrp']:.3f}, chance {reference['chance']:.4f}")
     print(f"load average after: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 

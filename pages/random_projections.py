@@ -8,21 +8,16 @@ import streamlit as st
 from epsilon_lab import ui
 from privlib.presentation.projections import figures
 from privlib.projections import sweep as rp_sweep
-from privlib.projections.datasets import load_dataset
+from privlib.projections.datasets import DATASET_LABELS, FIXED_DIMENSIONS, load_dataset_at
 from privlib.projections.mechanisms import MECHANISMS
 from privlib.projections.projection import make_projection
 from privlib.projections.quantities import n_plus
 
-#: The ε values of the slider: the sweep's grid, so moving ε only moves a marker (no recomputation).
+#: The ε grid of the curves; an ε of the slider off this grid is swept alone and merged in.
 EPSILONS = rp_sweep.DEFAULT_EPSILONS
-DELTAS = (1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3)
 K_CHOICES = (16, 32, 48, 64, 128, 256)
 T_CHOICES = (1, 2, 4, 8)
-REPS = 3
-DATASET_LABELS = {"mnist": "MNIST (5,000 images, p = 784)", "digits": "Digits (1,797 images, p = 64)",
-                  "synthetic": "Synthetic sparse clusters (p of your choice)"}
-#: The dimension of the real datasets (fixed by the data); the synthetic one takes p from P_CHOICES.
-FIXED_P = {"mnist": 784, "digits": 64}
+REPEATS = 3
 P_CHOICES = (512, 1024, 2048, 4096)
 #: The Monte Carlo check of √(V_RR/k): the angle of the pair, the ε at which it is simulated, and its draws.
 ANGLE_THETA = math.pi / 3
@@ -34,20 +29,15 @@ DP_NAMES = rp_sweep.DP_MECHANISMS
 IDP_NAMES = rp_sweep.IDP_MECHANISMS
 
 
-def load_page_dataset(dataset, p):
-    """The dataset of the page: the synthetic one at dimension p; MNIST and digits have a fixed p."""
-    return load_dataset(dataset, p=int(p)) if dataset == "synthetic" else load_dataset(dataset)
-
-
 @st.cache_data(show_spinner=False, max_entries=32)
-def cached_sweep(names, dataset, p, epsilons, k, t, reps, seed, delta, beta, m, projection, s):
-    """The sweep of the mechanisms ``names`` over the whole ε grid (moving ε reruns nothing)."""
+def cached_sweep(names, dataset, p, epsilons, k, t, repeats, seed, delta, beta, m, projection, s):
+    """The sweep of the mechanisms ``names`` over ``epsilons`` (the grid: moving ε reruns nothing)."""
     what = "the individual-DP mechanisms" if set(names) <= set(IDP_NAMES) else f"{len(names)} mechanisms"
-    return ui.with_progress_bar(f"Sweeping {what} over {len(epsilons)} values of ε × {reps} repetitions:",
-                                lambda progress: rp_sweep.privacy_utility_sweep(
-                                    load_page_dataset(dataset, p), list(names), epsilons, k=k, t=t, reps=reps,
-                                    seed=seed, delta=delta,
-                                    beta=beta, m=m, progress=progress, projection=projection, s=s))
+    return ui.with_progress_bar(f"Sweeping {what} over {len(epsilons)} values of ε × {repeats} repetitions:",
+                                lambda progress: rp_sweep.sweep(
+                                    load_dataset_at(dataset, p), list(names), epsilons, repeats=repeats, seed=seed,
+                                    progress=progress, k=k, t=t, delta=delta, beta=beta, m=m,
+                                    projection=projection, s=s))
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -77,7 +67,7 @@ def cached_n_plus_chart(p, k, delta):
 
 @st.cache_data(show_spinner="Simulating the inner-product variances …", max_entries=16)
 def cached_variance_chart(dataset, p, k, delta, beta, seed):
-    data = load_page_dataset(dataset, p)
+    data = load_dataset_at(dataset, p)
     u, v = data.Q[0], data.Q[1]
     check = rp_sweep.inner_product_monte_carlo(u, v, (0.5, 5.0, 50.0), k, draws=200, seed=seed, delta=delta,
                                                beta=beta)
@@ -86,7 +76,7 @@ def cached_variance_chart(dataset, p, k, delta, beta, seed):
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def cached_levels_chart(dataset, p, k, t, seed, beta):
-    return figures.smooth_level_histogram(rp_sweep.smooth_levels_on_data(load_page_dataset(dataset, p), k, t, seed,
+    return figures.smooth_level_histogram(rp_sweep.smooth_levels_on_data(load_dataset_at(dataset, p), k, t, seed,
                                                                          beta))
 
 
@@ -118,35 +108,27 @@ st.markdown(
     "with Random Projections and Sign Random Projections*). The projection W is public; the noise and "
     "the flips are fresh for every vector. Each vector gets its own guarantee: one coordinate may "
     "change by at most β (β-adjacency). Below, every mechanism is used for **similarity search**: "
-    "how many of each query's 50 true nearest neighbours are still found among the 50 nearest "
-    "released vectors (precision@50)."
+    "how many of each query's R true nearest neighbours are still found among the R nearest "
+    "released vectors (precision@R, R = 50)."
 )
 
 top = st.columns([3, 2], vertical_alignment="bottom")
 with top[0]:
-    epsilon = st.select_slider(
-        "ε (epsilon)", options=list(EPSILONS), value=5.0, key="rp_epsilon", format_func=lambda v: f"{v:g}",
-        help="The privacy parameter of each released vector. Smaller ε = more noise or more flipped bits = more "
-             "privacy; larger ε = more utility, less privacy. Moving ε only moves the marker: every curve is "
-             "computed over this whole grid of ε at once.")
-    st.caption("← more privacy (more noise) · · · less privacy (less noise) →")
+    epsilon = ui.epsilon_slider(key="rp_epsilon", default=5.0)
 with top[1]:
-    delta = st.select_slider("δ (delta)", options=list(DELTAS), value=1e-6, key="rp_delta",
-                             format_func=lambda v: f"{v:.0e}",
-                             help="(ε, δ)-DP mechanisms may fail their ε bound with probability δ. "
-                                  "ε-DP mechanisms (Laplace, randomised response) ignore it.")
+    delta = ui.delta_choice(key="rp_delta", default=1e-6)
 
 with st.expander("Data, projection and repetitions", expanded=False):
     c = st.columns(4)
     dataset = c[0].selectbox("Dataset", list(DATASET_LABELS), format_func=DATASET_LABELS.get, key="rp_dataset",
                              help="MNIST: the paper's kind of data (pixels/255). Digits: small (p = 64, too small "
                                   "for projections to beat raw noise). Synthetic: sparse clusters of dimension p.")
-    if dataset == "synthetic":
+    if dataset not in FIXED_DIMENSIONS:
         p_value = int(c[0].select_slider("p (dimension)", options=list(P_CHOICES), value=2048, key="rp_p",
                                          help="The dimension of the synthetic data. Keep p/k ≥ 16 for projecting "
                                               "to beat noise on the raw data (p = 2,048: k ≤ 128)."))
     else:
-        p_value = FIXED_P[dataset]
+        p_value = FIXED_DIMENSIONS[dataset]
         c[0].caption(f"p = {p_value} (fixed by the data)")
     k = c[1].select_slider("k (projections)", options=list(K_CHOICES), value=32, key="rp_k",
                            help="Number of projected values or bits per vector. Keep p/k ≥ 16 for projecting to "
@@ -154,8 +136,7 @@ with st.expander("Data, projection and repetitions", expanded=False):
     t = c[2].select_slider("t (OPORP repetitions)", options=list(T_CHOICES), value=1, key="rp_t",
                            help="DP-SignOPORP: t independent OPORPs of k/t bins, ε/t each. Fewer empty bins, "
                                 "but a smaller budget per bit.")
-    seed = int(c[3].number_input("Seed", min_value=0, max_value=2**31 - 1, value=0, step=1, key="rp_seed",
-                                 help="Same seed, same projections, noise and results."))
+    seed = ui.seed_input(key="rp_seed", container=c[3], help="Same seed, same projections, noise and results.")
     c = st.columns(4)
     projection = c[0].selectbox("Projection of DP-RP-G-OPT-B", list(KIND_LABELS), format_func=KIND_LABELS.get,
                                 key="rp_projection",
@@ -185,24 +166,29 @@ if not groups:
     st.stop()
 
 try:
-    data = load_page_dataset(dataset, p_value)
-    sweeps = [cached_sweep(g, dataset, p_value, EPSILONS, int(k), int(t), REPS, seed, float(delta), beta, m,
-                           projection, s)
-              for g in groups]
+    data = load_dataset_at(dataset, p_value)
+    settings = (int(k), int(t), REPEATS, seed, float(delta), beta, m, projection, s)
+    sweeps = []
+    for group in groups:
+        parts = [cached_sweep(group, dataset, p_value, EPSILONS, *settings)]
+        if epsilon not in EPSILONS:  # one more ε: its cells have their own streams, so merging is exact
+            parts.append(cached_sweep(group, dataset, p_value, (epsilon,), *settings))
+        sweeps.append(rp_sweep.combine_epsilons(parts))
 except ValueError as exc:
     st.error(str(exc))
     st.stop()
-result = rp_sweep.PrivacyUtilitySweep.combine(sweeps)
-sweep_dict = result.to_dict()
+result = rp_sweep.combine(sweeps)
+metric = rp_sweep.precision_label(result)
 
 st.subheader("Privacy against retrieval quality")
-st.plotly_chart(figures.precision_vs_epsilon(sweep_dict, chosen_epsilon=epsilon,
-                                             title=f"precision@50 on {data.name}: k = {k}, mean ± SD over {REPS} "
+st.plotly_chart(figures.precision_vs_epsilon(result, chosen_epsilon=epsilon,
+                                             title=f"{metric} on {data.name}: k = {k}, mean ± SD over {REPEATS} "
                                                    "repetitions"), key="rp_precision")
 st.caption(
-    f"{result.n_db:,} database vectors and {result.n_queries:,} queries (p = {result.p}); each repetition draws a "
-    f"new public projection. Chance = 50/{result.n_db:,} = {result.chance:.3f}. Dashed: the non-private random "
-    "projection (RP, cosine) and its signs (SignRP, Hamming distance) — the best any mechanism of this k can do."
+    f"{data.n_db:,} database vectors and {result.settings['n_queries']:,} queries (p = {data.p}); each repetition "
+    f"draws a new public projection. Chance = R/n = {result.settings['R']}/{data.n_db:,} = "
+    f"{result.reference[rp_sweep.CHANCE]:.3f}. Dashed: the non-private random projection (RP, cosine) and its signs "
+    "(SignRP, Hamming distance) — the best any mechanism of this k can do."
 )
 st.markdown(
     "**Why projecting first needs less noise.** Changing one coordinate by β moves the k projected values by at "
@@ -216,7 +202,8 @@ st.markdown(
 )
 
 st.subheader(f"At ε = {epsilon:g}")
-st.dataframe(figures.mechanism_table(result.table_rows(epsilon)), hide_index=True, key="rp_table")
+st.dataframe(figures.mechanism_table(rp_sweep.table_rows(result, epsilon), metric), hide_index=True,
+             key="rp_table")
 realised = cached_gaussian_delta2(data.p, int(k), seed, beta)
 st.caption(
     "σ: Gaussian noise per value; ε′: the privacy loss bound per bit (randomised response keeps a bit with "
@@ -229,7 +216,7 @@ if show_idp:
         "**Why iDP is not DP.** iDP-SignRP chooses which bits to randomise — and how much — from the vector u "
         "itself (the set A of bits a neighbour could flip). Its promise only compares u with u's own neighbours; "
         "the choice of A already depends on u, and no bound holds for the worst pair of neighbours. That is why its "
-        "curve stays flat near the non-private SignRP level even at ε < 0.1. Never add its ε to a DP budget.",
+        "curve can stay near the non-private SignRP level even at a tiny ε. Never add its ε to a DP budget.",
         icon="⚠️")
 
 st.subheader("Why projecting first reduces the noise")
@@ -282,7 +269,7 @@ st.caption("The lines are √(V_RR/k) for a pair of vectors at angle θ = π/3; 
            "of the angle actually estimated from randomised-response bits at ε′ = ε/t per bit, over "
            f"{ANGLE_CHECK_DRAWS} simulated draws (new Gaussian W and new coins each).")
 
-st.download_button("Sweep results (JSON)", json.dumps(sweep_dict, indent=2, default=float),
+st.download_button("Sweep results (JSON)", json.dumps(rp_sweep.report_dict(result), indent=2),
                    file_name="random-projections-sweep.json", mime="application/json", key="rp_download")
 st.caption(f"Guarantees in the table are per vector; releasing the same vector again spends its budget again. "
            f"Data: {data.description}")

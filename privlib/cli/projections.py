@@ -9,14 +9,23 @@ ValueError (or an argparse error), reported as one line on stderr with exit code
 """
 from __future__ import annotations
 
-import argparse
-
 import numpy as np
 
-from privlib.cli.common import Command, add_epsilon_argument, parse_epsilon, terminal_progress
+from privlib.cli.common import (
+    Command,
+    add_allow_long_flag,
+    add_delta_argument,
+    add_epsilon_argument,
+    add_epsilons_argument,
+    add_repeats_argument,
+    add_seed_argument,
+    long_work,
+    parse_epsilon,
+)
 from privlib.core.calibration import analytic_gaussian_delta
-from privlib.core.validation import check_delta, check_positive_int, check_range, parse_epsilon_grid
-from privlib.projections.datasets import DATASETS
+from privlib.core.validation import check_positive_int, check_range
+from privlib.projections.cost import sweep_seconds
+from privlib.projections.datasets import DATASETS, load_dataset
 from privlib.projections.projection import PROJECTION_KINDS, make_projection
 from privlib.projections.quantities import (
     SIGMA_METHODS,
@@ -32,23 +41,10 @@ from privlib.projections.quantities import (
     variance_raw,
     variance_rp_rademacher,
 )
-from privlib.projections.sweep import DEFAULT_EPSILONS, privacy_utility_sweep
+from privlib.projections.sweep import DEFAULT_EPSILONS, report_dict, sweep
 
-DEFAULT_DELTA = 1e-6
-
-
-def parse_delta(text: str) -> float:
-    """argparse ``type`` of ``--delta``: a number with 0 < δ < 1 (`check_delta`)."""
-    try:
-        return check_delta(float(text))
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def add_delta_argument(parser, required: bool = False) -> None:
-    parser.add_argument("--delta", type=parse_delta, default=None if required else DEFAULT_DELTA, required=required,
-                        help=f"delta of (epsilon, delta)-DP: the probability the epsilon guarantee fails "
-                             f"(default {DEFAULT_DELTA:g})")
+#: rp-sweep's default ε grid, in the one grid syntax of ``--epsilons``: 12 values from 0.05 to 100.
+DEFAULT_EPSILON_GRID = ",".join(f"{e:g}" for e in DEFAULT_EPSILONS)
 
 
 def add_beta_argument(parser) -> None:
@@ -62,7 +58,7 @@ def add_beta_argument(parser) -> None:
 
 def add_sigma_arguments(parser) -> None:
     add_epsilon_argument(parser)
-    add_delta_argument(parser, required=True)
+    add_delta_argument(parser, default=None)
     parser.add_argument("--sensitivity", type=float, default=1.0,
                         help="L2 sensitivity Delta_2 (for --method analytic: beta) (default 1)")
     parser.add_argument("--method", choices=SIGMA_METHODS, default="optimal",
@@ -128,7 +124,7 @@ def print_pplus(args, result: dict) -> None:
 def add_nplus_arguments(parser) -> None:
     parser.add_argument("--p", type=int, required=True, help="data dimension")
     parser.add_argument("--k", type=int, required=True, help="number of projections")
-    add_delta_argument(parser, required=True)
+    add_delta_argument(parser, default=None)
     parser.add_argument("--m", type=float, required=True,
                         help="PUBLIC lower bound on the norm of every vector (0 = none: N+ = k)")
     add_beta_argument(parser)
@@ -235,12 +231,12 @@ def add_sweep_arguments(parser) -> None:
     parser.add_argument("--mechanisms", default="dp",
                         help="comma list of mechanism names; dp = every DP mechanism (default), idp = the "
                              "individual-DP ones (NOT DP), all = both")
-    parser.add_argument("--epsilons", default=",".join(f"{e:g}" for e in DEFAULT_EPSILONS),
-                        help="comma list or start:stop[:step] (default: 12 values from 0.05 to 100)")
+    add_epsilons_argument(parser, default=DEFAULT_EPSILON_GRID)
     parser.add_argument("--k", type=int, default=32, help="number of projections (default 32)")
     parser.add_argument("--t", type=int, default=1, help="OPORP repetitions of DP-SignOPORP (default 1)")
-    parser.add_argument("--reps", type=int, default=3, help="repetitions, each with a new projection (default 3)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    add_repeats_argument(parser, default=3, help="repetitions, each with a new public projection",
+                         aliases=("--reps",))
+    add_seed_argument(parser, default=0, help="random seed (default 0)")
     add_delta_argument(parser)
     add_beta_argument(parser)
     parser.add_argument("--m", type=float, default=0.0,
@@ -250,15 +246,20 @@ def add_sweep_arguments(parser) -> None:
     parser.add_argument("--queries", type=int, default=None,
                         help="use this many queries, spread evenly over the query set (default: all)")
     parser.add_argument("--R", type=int, default=50, help="neighbours retrieved (default 50)")
+    add_allow_long_flag(parser)
 
 
 def run_sweep(args) -> dict:
-    """precision@R against ε for each mechanism (§5.1), with the non-private levels and chance."""
-    epsilons = parse_epsilon_grid(args.epsilons)
-    result = privacy_utility_sweep(args.dataset, args.mechanisms, epsilons, k=args.k, t=args.t, reps=args.reps,
-                                   seed=args.seed, delta=args.delta, beta=args.beta, m=args.m, R=args.R,
-                                   progress=terminal_progress(), projection=args.projection, queries=args.queries)
-    return result.to_dict()
+    """precision@R against ε for each mechanism (§5.1), with the non-private levels and chance;
+    work estimated above the limit (`privlib.projections.cost`) is refused without --allow-long."""
+    data = load_dataset(args.dataset)
+    seconds = sweep_seconds(data, args.mechanisms, len(args.epsilons), repeats=args.repeats, k=args.k,
+                            queries=args.queries)
+    progress = long_work(args, "rp-sweep", seconds, "--epsilons, --repeats, --k or --queries")
+    result = sweep(data, args.mechanisms, args.epsilons, repeats=args.repeats, seed=args.seed, progress=progress,
+                   k=args.k, t=args.t, delta=args.delta, beta=args.beta, m=args.m, R=args.R,
+                   projection=args.projection, queries=args.queries)
+    return report_dict(result)
 
 
 def print_sweep(args, result: dict) -> None:

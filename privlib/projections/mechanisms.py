@@ -17,7 +17,8 @@ DP-SignRP-RR, DP-SignRP-RR-smooth, DP-SignOPORP-RR, DP-SignOPORP-RR-smooth and t
 line 7; our addition for the others): np.sign(0) = 0 would be a third output symbol with unbounded
 privacy loss. Keep and flip probabilities are expit(e) and expit(−e), overflow-free.
 
-Usage: ``make_mechanism("dp-oporp", epsilon=5, k=128).release(X, rng)``; a sweep over ε projects
+Usage: ``make_mechanism("dp-oporp", epsilon=5, delta=1e-6, k=128).release(X, rng)`` (δ is
+required by the (ε, δ)-DP mechanisms, accepted and unused by the ε-DP ones); a sweep over ε projects
 once with ``project(X)`` (which depends only on the public configuration: kind, p, k, seed, s, t)
 and then calls ``release_projected(projected, rng, X)`` for each ε.
 """
@@ -25,18 +26,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 from scipy.special import expit, ndtr
 
 from privlib.core.calibration import analytic_gaussian_sigma, kenthapadi_gaussian_sigma, laplace_scale
+from privlib.core.mechanism import Guarantee, Mechanism, Parameter
 from privlib.core.noise import gaussian_noise, laplace_scalar_noise
 from privlib.core.registry import make_from_registry, registry_by_name
 from privlib.core.validation import (
     as_generator,
     check_delta,
-    check_epsilon,
     check_positive_int,
     check_range,
     check_seed,
@@ -117,28 +118,37 @@ def _check_beta(beta) -> float:
                              "[-1, 1] has width 2)", low=0.0, low_inclusive=False, high=2.0)
 
 
-class ProjectionMechanism:
+#: The neighbouring relation of every mechanism here (Def 2.3): what one guarantee protects.
+NEIGHBOURS = "β-adjacent vectors: one coordinate of one row changes by at most β"
+
+#: The parameters every projection mechanism takes besides ε and δ.
+BASE_PARAMETERS: dict[str, Parameter] = {
+    "beta": Parameter(1.0, low=0.0, high=2.0, help="β-adjacency: one coordinate changes by at most β (0 < β ≤ 2; "
+                                                   "the box [-1, 1] has width 2)"),
+    "k": Parameter(DEFAULT_K, low=1, help="number of projections (projected values or bits per vector)"),
+    "seed": Parameter(0, low=0, help="seed of the PUBLIC projection (the noise comes from the release's rng)"),
+    "p": Parameter(None, low=1, help="data dimension (optional: taken from the data)"),
+}
+
+
+class ProjectionMechanism(Mechanism):
     """Base class: parameters, the public projection, data checks and the release pipeline.
 
-    Constructor ``(epsilon, delta=1e-6, beta=1.0, k=128, seed=0, p=None, …)``; ``p`` is optional
-    (it is taken from the data) but lets ``release_projected`` and ``public_parameters`` work
-    without X. Pure ε-DP mechanisms accept and check ``delta`` but do not use it.
+    Keyword-only constructor ``(*, epsilon, delta=None, beta=1.0, k=128, seed=0, p=None, …)``,
+    validated once (`privlib.core.mechanism.Mechanism`): δ is required by the (ε, δ)-DP mechanisms
+    (``USES_DELTA``) and accepted but unused by the ε-DP ones. ``p`` is optional (it is taken from
+    the data) but lets ``release_projected`` and ``public_parameters`` work without X.
     """
 
-    name: ClassVar[str] = ""
-    label: ClassVar[str] = ""
     output: ClassVar[str] = "real"
     is_dp: ClassVar[bool] = True
-    #: True when δ enters the guarantee ((ε, δ)-DP); False for ε-DP mechanisms.
-    uses_delta: ClassVar[bool] = True
+    USES_DELTA = True
     #: The projection kind, or None for Raw-data-G-OPT (no projection).
     kind: ClassVar[str | None] = "gaussian"
-    #: Constructor parameters (the CLI and pages build controls from these).
-    PARAMETERS: ClassVar[tuple[str, ...]] = ("epsilon", "delta", "beta", "k", "seed", "p")
+    PARAMETERS = BASE_PARAMETERS
 
-    def __init__(self, epsilon, delta=1e-6, beta=1.0, k=DEFAULT_K, seed=0, p=None):
-        self._epsilon = check_epsilon(epsilon)
-        self._delta = check_delta(delta)
+    def __init__(self, *, epsilon, delta=None, beta=1.0, k=DEFAULT_K, seed=0, p=None):
+        super().__init__(epsilon=epsilon, delta=delta)
         self._beta = _check_beta(beta)
         self._k = check_positive_int(k, "k (the number of projections)")
         self._seed = check_seed(seed)
@@ -146,14 +156,6 @@ class ProjectionMechanism:
         self._public_cache: dict[int, dict] = {}
 
     # -- parameters ----------------------------------------------------------------------------
-    @property
-    def epsilon(self) -> float:
-        return self._epsilon
-
-    @property
-    def delta(self) -> float:
-        return self._delta
-
     @property
     def beta(self) -> float:
         return self._beta
@@ -170,20 +172,17 @@ class ProjectionMechanism:
     def p(self) -> int | None:
         return self._p
 
-    @property
-    def parameters(self) -> dict[str, Any]:
-        return {key: getattr(self, key) for key in self.PARAMETERS}
+    def _dp_guarantee(self, text: str) -> Guarantee:
+        """A DP guarantee with ``text``: (ε, δ)-DP when this instance has a δ, else ε-DP."""
+        kind = "pure-dp" if self._delta is None else "approximate-dp"
+        return Guarantee(kind, text=text, neighbours=NEIGHBOURS, epsilon=self._epsilon, delta=self._delta)
 
-    @property
-    def guarantee(self) -> str:
-        if self.uses_delta:
-            return (f"(ε, δ)-DP under β-adjacency (ε = {self._epsilon:g}, δ = {self._delta:g}, β = {self._beta:g}), "
-                    "for each vector")
-        return f"ε-DP under β-adjacency (ε = {self._epsilon:g}, β = {self._beta:g}), for each vector"
-
-    def __repr__(self) -> str:
-        params = ", ".join(f"{key}={value!r}" for key, value in self.parameters.items())
-        return f"{type(self).__name__}({params})"
+    def _guarantee(self) -> Guarantee:
+        if self._delta is not None:
+            return self._dp_guarantee(f"(ε, δ)-DP under β-adjacency (ε = {self._epsilon:g}, δ = {self._delta:g}, "
+                                      f"β = {self._beta:g}), for each vector")
+        return self._dp_guarantee(f"ε-DP under β-adjacency (ε = {self._epsilon:g}, β = {self._beta:g}), "
+                                  "for each vector")
 
     # -- the public randomness -----------------------------------------------------------------
     def projections(self, p: int) -> tuple[Projection, ...]:
@@ -208,7 +207,10 @@ class ProjectionMechanism:
     def project(self, X) -> np.ndarray:
         """The data the noise or coins are applied to: the projected data (n, k) (Raw-data-G-OPT:
         X itself). Depends only on the public configuration, so a sweep over ε computes it once."""
-        X = self.check_data(X)
+        return self._project(self.check_data(X))
+
+    def _project(self, X: np.ndarray) -> np.ndarray:
+        """`project` of data already checked."""
         projections = self.projections(X.shape[1])
         if len(projections) == 1:
             return projections[0].apply(X)
@@ -226,7 +228,7 @@ class ProjectionMechanism:
             projections = self.projections(p)
             described = [proj.to_dict() for proj in projections]
             public = {
-                "mechanism": self.name, "epsilon": self._epsilon, "delta": self._delta if self.uses_delta else None,
+                "mechanism": self.name, "epsilon": self._epsilon, "delta": self._delta,
                 "beta": self._beta, "k": self._k, "p": p, "seed": self._seed,
                 "projection": described[0] if len(described) == 1 else (described or None),
             }
@@ -241,25 +243,29 @@ class ProjectionMechanism:
     def release(self, X, rng=None) -> Release:
         """Release every row of X (n, p) in [−1, 1]^p: project, then add noise or randomise the bits."""
         X = self.check_data(X)
-        return self.release_projected(self.project(X), rng, X=X)
+        return self._release(self._project(X), as_generator(rng), X)
 
     def release_projected(self, projected, rng=None, X=None) -> Release:
         """Release from already projected data (``project(X)``): only the noise / coins are drawn,
-        fresh from ``rng``. ``X`` (the original rows) is needed when p was not given to the
-        constructor, and by DP-SignRP-RR with m > 0 (to enforce the norm bound)."""
+        fresh from ``rng`` (the sweep's fast path: one projection, many ε). ``X`` (the original
+        rows) is needed when p was not given to the constructor, and by DP-SignRP-RR with m > 0
+        (to enforce the norm bound)."""
         if X is not None:
             X = self.check_data(X)
         p = self._dimension(X)
-        public = self.public_parameters(p)
         projected = as_data_matrix(projected, "projected")
         width = self._width(p)
         if projected.shape[1] != width:
             raise ValueError(f"projected must have {width} columns (the output of project(X)), got {projected.shape[1]}.")
         if X is not None and X.shape[0] != projected.shape[0]:
             raise ValueError(f"X has {X.shape[0]} rows but projected has {projected.shape[0]}: pass the same rows.")
-        rng = as_generator(rng)
+        return self._release(projected, as_generator(rng), X)
+
+    def _release(self, projected: np.ndarray, rng: np.random.Generator, X: np.ndarray | None) -> Release:
+        """The release of checked projected data: the noise or coins, and the public numbers."""
+        public = self.public_parameters(self._dimension(X))
         values, diagnostics = self._randomise(projected, public, rng, X)
-        return Release(values=values, mechanism=self.name, guarantee=self.guarantee, public=public,
+        return Release(values=values, mechanism=self.name, guarantee=self.guarantee.text, public=public,
                        sigma=public.get("sigma"), epsilon_per_bit=public.get("epsilon_per_bit"),
                        diagnostics=diagnostics)
 
@@ -267,10 +273,12 @@ class ProjectionMechanism:
         raise NotImplementedError
 
     def describe(self) -> dict:
-        """Name, label, output kind, DP or not, guarantee, parameters (and the public parameters
-        when p is known)."""
-        info = {"name": self.name, "label": self.label, "output": self.output, "is_dp": self.is_dp,
-                "guarantee": self.guarantee, "parameters": self.parameters}
+        """`Mechanism.describe` (name, label, guarantee, its kind, PARAMETERS) with the output kind,
+        DP or not, the guarantee's numbers and neighbours, this instance's parameter values and
+        (when p is known) the public parameters."""
+        info = super().describe()
+        info.update(output=self.output, is_dp=self.is_dp, guarantee_detail=self.guarantee.to_dict(),
+                    values={"epsilon": self._epsilon, "delta": self._delta, **self.parameters})
         if self._p is not None:
             info["public"] = self.public_parameters(self._p)
         return info
@@ -313,8 +321,8 @@ class RawDataGaussianOpt(GaussianNoiseMechanism):
         check_positive_int(p, "p (the data dimension)")
         return ()
 
-    def project(self, X):
-        return self.check_data(X).copy()
+    def _project(self, X):
+        return X.copy()
 
     def _width(self, p):
         return p
@@ -332,8 +340,8 @@ class DPRPG(GaussianNoiseMechanism):
     label = "DP-RP-G"
     kind = "gaussian"
 
-    def __init__(self, epsilon, delta=1e-6, beta=1.0, k=DEFAULT_K, seed=0, p=None):
-        super().__init__(epsilon, delta, beta, k, seed, p)
+    def __init__(self, *, epsilon, delta=None, beta=1.0, k=DEFAULT_K, seed=0, p=None):
+        super().__init__(epsilon=epsilon, delta=delta, beta=beta, k=k, seed=seed, p=p)
         if self._delta >= 0.5:
             raise ValueError(f"DP-RP-G (Kenthapadi et al.'s σ, Thm 3.1) needs delta < 1/2, got {self._delta:g}: "
                              "use a smaller delta (e.g. 1e-6).")
@@ -355,15 +363,15 @@ class AnalyticDPRPG(GaussianNoiseMechanism):
     label = "Analytic DP-RP-G"
     kind = "gaussian"
 
-    def __init__(self, epsilon, delta=1e-6, beta=1.0, k=DEFAULT_K, seed=0, p=None):
-        super().__init__(epsilon, delta, beta, k, seed, p)
+    def __init__(self, *, epsilon, delta=None, beta=1.0, k=DEFAULT_K, seed=0, p=None):
+        super().__init__(epsilon=epsilon, delta=delta, beta=beta, k=k, seed=seed, p=p)
         if self._delta >= 0.5:
             raise ValueError(f"Analytic DP-RP-G (Thm 3.4) needs delta < 1/2, got {self._delta:g}: use a smaller delta.")
 
-    @property
-    def guarantee(self) -> str:
-        return (f"(ε, δ)-DP under β-adjacency (ε = {self._epsilon:g}, δ = {self._delta:g}, β = {self._beta:g}), "
-                "for each vector, δ including the draw of the public W (Thm 3.4)")
+    def _guarantee(self) -> Guarantee:
+        return self._dp_guarantee(f"(ε, δ)-DP under β-adjacency (ε = {self._epsilon:g}, δ = {self._delta:g}, "
+                                  f"β = {self._beta:g}), for each vector, δ including the draw of the public W "
+                                  "(Thm 3.4)")
 
     def _sigma(self, projection, p):
         bound = lemma33_bound(self._beta, p, self._k, self._delta / 2.0)
@@ -391,7 +399,7 @@ class DPRPL(ProjectionMechanism):
     name = "dp-rp-l"
     label = "DP-RP-L"
     kind = "gaussian"
-    uses_delta = False
+    USES_DELTA = False
 
     def _public(self, projections, p):
         delta1 = projections[0].delta1(self._beta)
@@ -411,10 +419,15 @@ class DPRPGOptB(DPRPGOpt):
     name = "dp-rp-g-opt-b"
     label = "DP-RP-G-OPT-B"
     kind = "rademacher"
-    PARAMETERS = ProjectionMechanism.PARAMETERS + ("projection", "s")
+    PARAMETERS = {
+        **BASE_PARAMETERS,
+        "projection": Parameter("rademacher", choices=DENSE_KINDS,
+                                help="the dense projection (rademacher: Δ₂ = β exactly)"),
+        "s": Parameter(3, low=1, help="sparsity of the very sparse projection (s = 1 is Rademacher)"),
+    }
 
-    def __init__(self, epsilon, delta=1e-6, beta=1.0, k=DEFAULT_K, seed=0, p=None, projection="rademacher", s=3):
-        super().__init__(epsilon, delta, beta, k, seed, p)
+    def __init__(self, *, epsilon, delta=None, beta=1.0, k=DEFAULT_K, seed=0, p=None, projection="rademacher", s=3):
+        super().__init__(epsilon=epsilon, delta=delta, beta=beta, k=k, seed=seed, p=p)
         kind = check_kind(projection)
         if kind not in DENSE_KINDS:
             raise ValueError(f"DP-RP-G-OPT-B takes a dense projection ({', '.join(DENSE_KINDS)}), got {projection!r}: "
@@ -457,7 +470,7 @@ class SignMechanism(ProjectionMechanism):
     """
 
     output = "sign"
-    uses_delta = False
+    USES_DELTA = False
 
     def _keep_exponent(self, projected: np.ndarray, public: dict) -> tuple[np.ndarray, dict]:
         raise NotImplementedError
@@ -494,30 +507,35 @@ class DPSignRPRR(SignMechanism):
     name = "dp-signrp-rr"
     label = "DP-SignRP-RR"
     kind = "gaussian"
-    PARAMETERS = ProjectionMechanism.PARAMETERS + ("m",)
+    PARAMETERS = {**BASE_PARAMETERS,
+                  "m": Parameter(0.0, low=0.0, help="PUBLIC lower bound on every vector's norm, enforced on all "
+                                                    "data (0 = none: N₊ = k, pure ε-DP; else at least β)")}
 
-    def __init__(self, epsilon, delta=1e-6, beta=1.0, k=DEFAULT_K, seed=0, p=None, m=0.0):
-        super().__init__(epsilon, delta, beta, k, seed, p)
+    def __init__(self, *, epsilon, delta=None, beta=1.0, k=DEFAULT_K, seed=0, p=None, m=0.0):
+        super().__init__(epsilon=epsilon, delta=delta, beta=beta, k=k, seed=seed, p=p)
         self._m = check_range(m, "m (the public lower bound on the norm of every vector; 0 = none)", low=0.0)
         if 0 < self._m < self._beta:
             raise ValueError(f"m (the public lower bound on ||u||) must be 0 (no bound: N+ = k, pure ε-DP) or at least "
                              f"beta = {self._beta:g}, got m = {self._m:g}: raise m or lower beta.")
+        if self._m > 0:
+            # with a norm bound, N₊ (eq. 27) holds with probability 1 − δ: δ enters the guarantee
+            if delta is None:
+                raise ValueError("DP-SignRP-RR with m > 0 is (ε, δ)-DP (N₊ of eq. 27 holds with probability "
+                                 "1 − δ): give delta, e.g. 1e-6.")
+            self._delta = check_delta(delta)
 
     @property
     def m(self) -> float:
         return self._m
 
-    @property
-    def uses_delta(self) -> bool:  # type: ignore[override]
-        return self._m > 0
-
-    @property
-    def guarantee(self) -> str:
+    def _guarantee(self) -> Guarantee:
         if self._m == 0:
-            return f"ε-DP under β-adjacency (ε = {self._epsilon:g}, β = {self._beta:g}; N₊ = k), for each vector"
-        return (f"(ε, δ)-DP under β-adjacency for ‖u‖ ≥ m (ε = {self._epsilon:g}, δ = {self._delta:g}, "
-                f"β = {self._beta:g}, m = {self._m:g}), δ over the draw of the PUBLIC W per pair — not a "
-                "worst case over data given W")
+            return self._dp_guarantee(f"ε-DP under β-adjacency (ε = {self._epsilon:g}, β = {self._beta:g}; N₊ = k), "
+                                      "for each vector")
+        return self._dp_guarantee(
+            f"(ε, δ)-DP under β-adjacency for ‖u‖ ≥ m (ε = {self._epsilon:g}, δ = {self._delta:g}, "
+            f"β = {self._beta:g}, m = {self._m:g}), δ over the draw of the PUBLIC W per pair — not a "
+            "worst case over data given W")
 
     def check_data(self, X):
         X = super().check_data(X)
@@ -584,10 +602,11 @@ class DPSignOPORPRR(SignMechanism):
     name = "dp-signoporp-rr"
     label = "DP-SignOPORP-RR"
     kind = "oporp"
-    PARAMETERS = ProjectionMechanism.PARAMETERS + ("t",)
+    PARAMETERS = {**BASE_PARAMETERS,
+                  "t": Parameter(1, low=1, help="independent OPORP repetitions (t divides k), ε/t per bit")}
 
-    def __init__(self, epsilon, delta=1e-6, beta=1.0, k=DEFAULT_K, seed=0, p=None, t=1):
-        super().__init__(epsilon, delta, beta, k, seed, p)
+    def __init__(self, *, epsilon, delta=None, beta=1.0, k=DEFAULT_K, seed=0, p=None, t=1):
+        super().__init__(epsilon=epsilon, delta=delta, beta=beta, k=k, seed=seed, p=p)
         self._t = check_positive_int(t, "t (the number of independent OPORP repetitions)")
         if self._k % self._t:
             raise ValueError(f"t = {self._t} must divide k = {self._k} (t OPORPs of k/t bins each): choose t among "
@@ -633,11 +652,12 @@ class IndividualDPSignRP(SignMechanism):
     is_dp = False
     kind = "rademacher"
 
-    @property
-    def guarantee(self) -> str:
-        return (f"individual DP — not DP (ε = {self._epsilon:g}"
-                + (f", δ = {self._delta:g}" if self.uses_delta else "")
+    def _guarantee(self) -> Guarantee:
+        # kind "none": individual DP compares u only with u's own neighbours (Def 2.6), no DP bound
+        text = (f"individual DP — not DP (ε = {self._epsilon:g}"
+                + (f", δ = {self._delta:g}" if self._delta is not None else "")
                 + f", β = {self._beta:g}; only between the actual u and its neighbours, Def 2.6)")
+        return Guarantee("none", text=text, neighbours=NEIGHBOURS, epsilon=self._epsilon, delta=self._delta)
 
     def _public(self, projections, p):
         threshold = self._beta / math.sqrt(self._k)
@@ -656,7 +676,7 @@ class IDPSignRPRR(IndividualDPSignRP):
 
     name = "idp-signrp-rr"
     label = "iDP-SignRP-RR"
-    uses_delta = False
+    USES_DELTA = False
 
     def _keep_exponent(self, projected, public):
         mask = self.at_risk(projected, public)
@@ -673,7 +693,7 @@ class IDPSignRPG(IndividualDPSignRP):
 
     name = "idp-signrp-g"
     label = "iDP-SignRP-G"
-    uses_delta = True
+    USES_DELTA = True
 
     def _sigmas(self, counts: np.ndarray) -> np.ndarray:
         unit = analytic_gaussian_sigma(self._epsilon, self._delta, 1.0)  # σ*(ε, δ, Δ) = Δ·σ*(ε, δ, 1)
@@ -715,5 +735,7 @@ MECHANISMS: dict[str, type[ProjectionMechanism]] = registry_by_name(ALL_MECHANIS
 
 
 def make_mechanism(name: str, **params) -> ProjectionMechanism:
-    """A mechanism from its name and parameters (ValueError for unknown names or parameters)."""
+    """``MECHANISMS[name](**params)`` with ``epsilon`` (required), ``delta`` (required by the
+    (ε, δ)-DP mechanisms) and the mechanism's ``PARAMETERS``; ValueError for an unknown name or
+    parameter (`privlib.core.registry.make_from_registry`)."""
     return make_from_registry(MECHANISMS, name, params)

@@ -296,17 +296,10 @@ def keep_probability(eps_per_bit):
     """Probability that randomised response keeps a bit: e^{ε′}/(e^{ε′} + 1) = expit(ε′) (Alg 6–8).
 
     Overflow-free (scipy.special.expit); ε′ = ∞ keeps every bit, ε′ = 0 is a fair coin.
-    Vectorised. Example: ε′ = 1 gives 0.7310585786.
+    Vectorised. Example: ε′ = 1 gives 0.7310585786. The flip probability 1/(e^{ε′} + 1) is
+    `privlib.core.randomised_response.binary_flip_probability`.
     """
     return _scalar_or_array(special.expit(_check_eps_array(eps_per_bit, "eps_per_bit")))
-
-
-def flip_probability(eps_per_bit):
-    """Probability that randomised response flips a bit: 1/(e^{ε′} + 1) = expit(−ε′) (Alg 6–8).
-
-    ε′ = ∞ gives 0 (never flips). Vectorised.
-    """
-    return _scalar_or_array(special.expit(-_check_eps_array(eps_per_bit, "eps_per_bit")))
 
 
 def smooth_levels(abs_z, D):

@@ -8,25 +8,31 @@ guarantee); released real vectors are ranked by cosine similarity, released sign
 distance (ties to the lower index, ``estimators.retrieve``); precision@R is averaged over the
 queries, then over repetitions. Chance is R/n_db.
 
+``sweep(data, mechanisms, epsilons, *, repeats, seed, progress, …)`` returns the library's one
+`privlib.core.sweep.SweepResult` (mechanism × ε × repetition × `METRICS`); `table_rows`,
+`report_dict` (the ``rp-sweep`` JSON) and `combine` read it.
+
 Cost (our addition, not in the paper): the projection depends only on the public configuration, so
 it is drawn and applied ONCE per (repetition, configuration) and shared by every mechanism and every
 ε that use it; for each ε only the noise or the coins and the ranking are redrawn
-(``release_projected``). Each repetition draws a new projection. Every draw has its own seed,
-derived from ``seed``, the repetition, the mechanism's name and ε, so a mechanism's results at one
-ε do not depend on which other mechanisms or ε values are in the sweep.
+(``release_projected``). Each repetition draws a new projection. Every draw has its own stream,
+``child_rng(seed, tag, repetition, …)`` (`privlib.core.sweep.child_rng`; the mechanism's name and ε
+for the noise), so a mechanism's results at one ε do not depend on which other mechanisms or ε
+values are in the sweep.
 """
 from __future__ import annotations
 
-import dataclasses
+import math
 import os
-import zlib
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
+from privlib.core.randomised_response import binary_flip_probability
+from privlib.core.sweep import Progress, SweepResult, child_rng, child_seed_sequence, empty_values
 from privlib.core.threads import single_threaded_blas
-from privlib.core.validation import check_epsilons, check_positive_int, check_range, check_seed
+from privlib.core.validation import check_delta, check_epsilons, check_positive_int, check_range, check_seed
 from privlib.projections.datasets import Dataset, load_dataset
 from privlib.projections.estimators import true_neighbours
 from privlib.projections.mechanisms import MECHANISMS, ProjectionMechanism, signs_with_coins
@@ -41,6 +47,19 @@ IDP_MECHANISMS: tuple[str, ...] = tuple(name for name, cls in MECHANISMS.items()
 #: Bits of one float64 number, for "bits per vector" of real outputs.
 FLOAT_BITS = 64
 
+#: The metrics of a sweep, per mechanism, ε and repetition: "precision" is precision@R (R is
+#: ``settings["R"]``); "expected_flipped_bits" the exact expected number of released bits per
+#: vector that differ from sgn(x_j) (sign outputs; NaN for real ones); "sigma", "epsilon_per_bit",
+#: "laplace_scale" and "delta2" the public numbers of the release (NaN where the mechanism has
+#: none; Δ₂ is the realised one of that repetition's projection); "bits_per_vector" the size of one
+#: released vector (64 per float64 value, 1 per sign bit).
+METRICS: tuple[str, ...] = ("precision", "expected_flipped_bits", "sigma", "epsilon_per_bit", "laplace_scale",
+                            "delta2", "bits_per_vector")
+#: Keys of ``SweepResult.reference``: the non-private RP and SignRP precision@R (mean over the
+#: repetitions) and chance, R/n_db.
+NONPRIVATE_RP, NONPRIVATE_SIGNRP, CHANCE = "nonprivate_rp", "nonprivate_signrp", "chance"
+
+# The first key after the seed of every stream of a sweep: what the stream is for.
 _TAG_PROJECTION, _TAG_NOISE, _TAG_NONPRIVATE = 1, 2, 3
 
 
@@ -49,22 +68,17 @@ def workers() -> int:
     return max(1, min(os.cpu_count() or 1, 4))
 
 
-def _name_key(name: str) -> int:
-    """A stable integer for a mechanism name (seeds must not depend on the list's order)."""
-    return zlib.crc32(name.encode("utf-8"))
-
-
 def repetition_seed(seed: int, rep: int) -> int:
-    """The public projection seed of repetition ``rep`` (our convention): from numpy's
+    """The public projection seed of repetition ``rep`` (our convention): the first word of
     SeedSequence((seed, 1, rep))."""
-    return int(np.random.SeedSequence((seed, _TAG_PROJECTION, rep)).generate_state(1, dtype=np.uint32)[0])
+    return int(child_seed_sequence(seed, _TAG_PROJECTION, rep).generate_state(1, dtype=np.uint32)[0])
 
 
 def noise_generator(seed: int, rep: int, name: str, epsilon: float) -> np.random.Generator:
-    """The generator of the noise / coins of one (repetition, mechanism, ε) release (keyed by the
-    bits of ε, so a result at one ε does not depend on the rest of the grid)."""
-    eps_key = int(np.float64(epsilon).view(np.uint64))
-    return np.random.default_rng((seed, _TAG_NOISE, rep, _name_key(name), eps_key))
+    """The generator of the noise / coins of one (repetition, mechanism, ε) release:
+    ``child_rng(seed, 2, rep, name, ε)`` (ε keyed by its bits, the name by its CRC-32), so a
+    result at one ε depends neither on the rest of the grid nor on the other mechanisms."""
+    return child_rng(seed, _TAG_NOISE, rep, name, float(epsilon))
 
 
 def resolve_mechanisms(mechanisms) -> tuple[type[ProjectionMechanism], ...]:
@@ -182,137 +196,66 @@ def expected_flipped_bits(plus_probabilities: np.ndarray, projected: np.ndarray)
 
 
 @dataclass(frozen=True)
-class SweepPoint:
-    """One mechanism at one ε: precision@R (mean and SD over repetitions) and the public numbers
-    of the release (σ or ε per bit, Δ₂ of repetition 0), with the expected number of flipped bits
-    per vector (sign outputs) and the size of a released vector in bits."""
+class RetrievalTask:
+    """The retrieval task of §5.1 on one dataset: ``rows`` are released (the database, then the
+    queries used), ``truth`` holds each query's top R database rows by cosine similarity of the raw
+    data; `precision` scores released rows against it."""
 
-    mechanism: str
-    epsilon: float
-    guarantee: str
-    precision: float
-    sd: float | None
-    per_rep: tuple[float, ...]
-    sigma: float | None
-    epsilon_per_bit: float | None
-    delta2: float | None
-    expected_flips: float | None
-    bits_per_vector: int
-    laplace_scale: float | None = None
-
-
-@dataclass(frozen=True)
-class PrivacyUtilitySweep:
-    """The result of `privacy_utility_sweep`; ``to_dict()`` is the ``rp-sweep`` JSON."""
-
-    dataset: str
-    p: int
-    k: int
+    rows: np.ndarray
     n_db: int
-    n_queries: int
+    truth: np.ndarray
     R: int
-    reps: int
-    seed: int
-    delta: float
-    beta: float
-    m: float
-    t: int
-    projection: str
-    epsilons: tuple[float, ...]
-    mechanisms: tuple[dict, ...]
-    points: tuple[SweepPoint, ...]
-    nonprivate_rp: float
-    nonprivate_signrp: float
-    nonprivate_per_rep: dict = field(default_factory=dict)
 
     @property
-    def chance(self) -> float:
-        """precision@R of a random ranking: R/n_db."""
-        return self.R / self.n_db
+    def n_queries(self) -> int:
+        return int(self.rows.shape[0] - self.n_db)
 
-    @property
-    def metric_key(self) -> str:
-        return f"precision_at_{self.R}"
-
-    def point(self, mechanism: str, epsilon: float) -> SweepPoint:
-        """The point of ``mechanism`` at ``epsilon`` (KeyError if the sweep has none)."""
-        for pt in self.points:
-            if pt.mechanism == mechanism and np.isclose(pt.epsilon, epsilon, rtol=1e-12):
-                return pt
-        raise KeyError(f"The sweep has no point for {mechanism!r} at epsilon = {epsilon:g}.")
-
-    def curve(self, mechanism: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(ε, mean precision, SD) of one mechanism, in ε order."""
-        pts = sorted((pt for pt in self.points if pt.mechanism == mechanism), key=lambda pt: pt.epsilon)
-        return (np.array([pt.epsilon for pt in pts]), np.array([pt.precision for pt in pts]),
-                np.array([np.nan if pt.sd is None else pt.sd for pt in pts]))
-
-    def table_rows(self, epsilon: float) -> list[dict]:
-        """One row per mechanism at ``epsilon`` for the per-mechanism table: label, guarantee,
-        is_dp, σ, ε per bit, Δ₂, expected flipped bits, bits per vector and precision."""
-        rows = []
-        for info in self.mechanisms:
-            pt = self.point(info["name"], epsilon)
-            rows.append({"name": info["name"], "label": info["label"], "guarantee": pt.guarantee,
-                         "is_dp": info["is_dp"], "sigma": pt.sigma, "eps_per_bit": pt.epsilon_per_bit,
-                         "laplace_scale": pt.laplace_scale,
-                         "delta2": pt.delta2, "expected_flips": pt.expected_flips, "bits": pt.bits_per_vector,
-                         "precision": pt.precision})
-        return rows
-
-    @classmethod
-    def combine(cls, sweeps) -> PrivacyUtilitySweep:
-        """One sweep from sweeps of different mechanisms with the same settings (same data, k, t,
-        seeds, ε grid, …), mechanisms in the given order. Each mechanism's draws depend only on the
-        settings and its name, so this equals one sweep of all of them."""
-        sweeps = list(sweeps)
-        if not sweeps:
-            raise ValueError("Give at least one sweep to combine.")
-        first = sweeps[0]
-        same = ("dataset", "p", "k", "n_db", "n_queries", "R", "reps", "seed", "delta", "beta", "m", "t",
-                "projection", "epsilons", "nonprivate_rp", "nonprivate_signrp")
-        for other in sweeps[1:]:
-            differ = [name for name in same if getattr(other, name) != getattr(first, name)]
-            if differ:
-                raise ValueError("Only sweeps with the same settings can be combined; these differ: "
-                                 f"{', '.join(differ)}.")
-        mechanisms, points, seen = [], [], set()
-        for sweep in sweeps:
-            for info in sweep.mechanisms:
-                if info["name"] in seen:
-                    raise ValueError(f"Mechanism {info['name']!r} is in two of the sweeps.")
-                seen.add(info["name"])
-                mechanisms.append(info)
-            points.extend(sweep.points)
-        return dataclasses.replace(first, mechanisms=tuple(mechanisms), points=tuple(points))
-
-    def to_dict(self) -> dict:
-        """{dataset, p, k, n_db, n_queries, R, chance, reps, seed, delta, beta, m, t, projection,
-        epsilons, nonprivate: {rp, signrp}, mechanisms: [...], results: [{mechanism, guarantee,
-        epsilon, precision_at_R, sd}], details: [{mechanism, epsilon, sigma, epsilon_per_bit,
-        delta2, expected_flipped_bits, bits_per_vector, per_rep}]}."""
-        return {
-            "dataset": self.dataset, "p": self.p, "k": self.k, "n_db": self.n_db, "n_queries": self.n_queries,
-            "R": self.R, "chance": self.chance, "reps": self.reps, "seed": self.seed, "delta": self.delta,
-            "beta": self.beta, "m": self.m, "t": self.t, "projection": self.projection,
-            "epsilons": list(self.epsilons),
-            "nonprivate": {"rp": self.nonprivate_rp, "signrp": self.nonprivate_signrp},
-            "mechanisms": [dict(m) for m in self.mechanisms],
-            "results": [{"mechanism": pt.mechanism, "guarantee": pt.guarantee, "epsilon": pt.epsilon,
-                         self.metric_key: pt.precision, "sd": pt.sd} for pt in self.points],
-            "details": [{"mechanism": pt.mechanism, "epsilon": pt.epsilon, "sigma": pt.sigma,
-                         "epsilon_per_bit": pt.epsilon_per_bit, "laplace_scale": pt.laplace_scale,
-                         "delta2": pt.delta2,
-                         "expected_flipped_bits": pt.expected_flips, "bits_per_vector": pt.bits_per_vector,
-                         "per_rep": list(pt.per_rep)} for pt in self.points],
-        }
+    def precision(self, released: np.ndarray, metric: str) -> float:
+        """precision@R of released rows (cosine for real outputs, "hamming" for sign bits)."""
+        return retrieval_precision(self.truth, released[: self.n_db], released[self.n_db:], self.R, metric)
 
 
-def _build(cls, epsilon: float, *, k, t, seed, delta, beta, m, p, projection, s) -> ProjectionMechanism:
-    """The mechanism ``cls`` at ``epsilon``, given the sweep's settings it accepts."""
-    available = {"epsilon": epsilon, "delta": delta, "beta": beta, "k": k, "seed": seed, "p": p, "m": m, "t": t,
-                 "projection": projection, "s": s}
-    return cls(**{key: value for key, value in available.items() if key in cls.PARAMETERS})
+def retrieval_task(data: Dataset, R: int, queries: int | None = None) -> RetrievalTask:
+    """The task on ``data`` with ``queries`` queries spread over the query set (`query_subset`)."""
+    Q = data.Q[query_subset(data.n_queries, queries)]
+    return RetrievalTask(rows=np.concatenate([data.X, Q], axis=0), n_db=data.n_db,
+                         truth=true_neighbours(data.X, Q, R), R=R)
+
+
+def nonprivate_levels(task: RetrievalTask, p: int, k: int, seed: int, rep: int, pool) -> tuple[float, float]:
+    """precision@R of repetition ``rep`` without privacy: a Gaussian projection of the same k (the
+    projection seed of the repetition) ranked by cosine (RP), and its signs ranked by Hamming
+    distance (SignRP; a projection of exactly 0 is a coin from ``child_rng(seed, 3, rep)``)."""
+    gaussian = make_projection("gaussian", p, k, repetition_seed(seed, rep)).apply(task.rows)
+    signs = signs_with_coins(gaussian, child_rng(seed, _TAG_NONPRIVATE, rep))
+    rp = pool.submit(task.precision, gaussian, "cosine")
+    signrp = pool.submit(task.precision, signs, "hamming")
+    return rp.result(), signrp.result()
+
+
+def _number(value) -> float:
+    return math.nan if value is None else float(value)
+
+
+def release_metrics(mech: ProjectionMechanism, projected: np.ndarray, rng, task: RetrievalTask,
+                    needs_rows: bool) -> tuple[np.ndarray, str]:
+    """One release at one ε from the projected rows: the values of `METRICS` and the guarantee."""
+    released = mech.release_projected(projected, rng, X=task.rows if needs_rows else None)
+    sign = mech.output == "sign"
+    precision = task.precision(released.values, "hamming" if sign else "cosine")
+    flipped = expected_flipped_bits(mech.plus_probabilities(projected), projected) if sign else math.nan
+    width = int(released.values.shape[1])
+    public = released.public
+    values = np.array([precision, flipped, _number(released.sigma), _number(released.epsilon_per_bit),
+                       _number(public.get("laplace_scale")), _number(public.get("delta2")),
+                       width if sign else FLOAT_BITS * width])
+    return values, released.guarantee
+
+
+def build_mechanism(cls, epsilon: float, *, delta, **settings) -> ProjectionMechanism:
+    """The mechanism ``cls`` at ``epsilon`` and ``delta`` (unused by the ε-DP ones), given the
+    sweep's other settings that it takes (its ``PARAMETERS``)."""
+    return cls(epsilon=epsilon, delta=delta, **{key: value for key, value in settings.items() if key in cls.PARAMETERS})
 
 
 def _configuration(mechanism, p: int) -> tuple:
@@ -321,29 +264,52 @@ def _configuration(mechanism, p: int) -> tuple:
     return tuple((proj.kind, proj.k, proj.seed, proj.s) for proj in mechanism.projections(p)) or ("raw",)
 
 
-def _mean_sd(values) -> tuple[float, float | None]:
-    values = np.asarray(values, dtype=float)
-    return float(values.mean()), (float(values.std(ddof=1)) if values.size > 1 else None)
+def submit_releases(pool, classes, epsilons, task: RetrievalTask, settings: dict, seed: int, rep: int) -> list:
+    """Submit every (mechanism, ε) release of repetition ``rep`` to ``pool``: [(i, j, future)].
+
+    The projection depends only on the public configuration, so it is drawn and applied once per
+    configuration and shared by every mechanism and ε that use it; each release draws only its
+    noise or coins, from `noise_generator`."""
+    rep_settings = {**settings, "seed": repetition_seed(seed, rep)}
+    projected_by_configuration: dict[tuple, np.ndarray] = {}
+    futures = []
+    for i, cls in enumerate(classes):
+        first = build_mechanism(cls, epsilons[0], **rep_settings)
+        key = _configuration(first, settings["p"])
+        if key not in projected_by_configuration:
+            projected_by_configuration[key] = first.project(task.rows)
+        projected = projected_by_configuration[key]
+        needs_rows = getattr(first, "m", 0) > 0  # a public norm bound is enforced on the rows
+        for j, eps in enumerate(epsilons):
+            mech = first if j == 0 else build_mechanism(cls, eps, **rep_settings)
+            rng = noise_generator(seed, rep, cls.name, eps)
+            futures.append((i, j, pool.submit(release_metrics, mech, projected, rng, task, needs_rows)))
+    return futures
 
 
-def privacy_utility_sweep(dataset, mechanisms, epsilons=DEFAULT_EPSILONS, k=32, t=1, reps=3, seed=0,
-                          delta=1e-6, beta=1.0, m=0.0, R=50, progress=None, *, projection="rademacher",
-                          s=3, queries=None) -> PrivacyUtilitySweep:
-    """Retrieval precision@R against ε for each mechanism (§5.1; Figs. 10–13, 15).
+def sweep(data, mechanisms, epsilons=DEFAULT_EPSILONS, *, repeats: int = 3, seed: int = 0,
+          progress: Progress | None = None, k: int = 32, t: int = 1, delta: float = 1e-6, beta: float = 1.0,
+          m: float = 0.0, R: int = 50, projection: str = "rademacher", s: float = 3,
+          queries: int | None = None) -> SweepResult:
+    """Retrieval precision@R against ε for each mechanism (§5.1; Figs. 10–13, 15), as a
+    `SweepResult` of `METRICS`.
 
-    ``dataset``: a `Dataset` or a name for ``datasets.load_dataset`` ("mnist", "digits",
+    ``data``: a `Dataset` or a name for ``datasets.load_dataset`` ("mnist", "digits",
     "synthetic"). ``mechanisms``: names (or a comma string; "dp" = every DP mechanism, "idp" the
-    individual-DP ones, "all"). ``k`` projections, ``t`` OPORP repetitions (DP-SignOPORP),
-    ``m`` the public norm bound (DP-SignRP-RR), ``projection`` / ``s`` the projection of
-    DP-RP-G-OPT-B. ``reps`` repetitions, each with a new public projection; ``seed`` makes the
-    whole sweep reproducible. ``queries``: use only that many queries, spread evenly over the query
-    set (`query_subset`; default all). ``progress(fraction, message)`` is called as the sweep
-    advances.
+    individual-DP ones, "all") or classes. ``k`` projections, ``t`` OPORP repetitions
+    (DP-SignOPORP), ``delta`` for the (ε, δ)-DP mechanisms, ``beta`` the adjacency, ``m`` the
+    public norm bound (DP-SignRP-RR), ``projection`` / ``s`` the projection of DP-RP-G-OPT-B.
+    ``repeats`` repetitions, each with a new public projection; ``seed`` makes the whole sweep
+    reproducible. ``queries``: use only that many queries, spread evenly over the query set
+    (`query_subset`; default all). ``progress(fraction, message)`` is called as the sweep advances.
 
-    The non-private levels use a Gaussian projection of the same k per repetition: the projected
-    data ranked by cosine (RP) and its signs ranked by Hamming distance (SignRP).
+    ``reference`` holds the non-private levels (`NONPRIVATE_RP`, `NONPRIVATE_SIGNRP`: a Gaussian
+    projection of the same k per repetition, ranked by cosine and by the Hamming distance of its
+    signs; mean over the repetitions) and `CHANCE` (R/n_db); ``settings`` the data's shape and the
+    parameters above, with each mechanism's output kind and whether it is DP (``"mechanisms"``)
+    and the non-private levels of every repetition; ``guarantees[name]`` the guarantee at each ε.
     """
-    data = dataset if isinstance(dataset, Dataset) else load_dataset(dataset)
+    data = data if isinstance(data, Dataset) else load_dataset(data)
     classes = resolve_mechanisms(mechanisms)
     names = tuple(cls.name for cls in classes)
     eps_grid = tuple(float(e) for e in check_epsilons(epsilons))
@@ -351,23 +317,20 @@ def privacy_utility_sweep(dataset, mechanisms, epsilons=DEFAULT_EPSILONS, k=32, 
         raise ValueError("The epsilon grid has repeated values: give each epsilon once.")
     k = check_positive_int(k, "k (the number of projections)")
     t = check_positive_int(t, "t (the number of OPORP repetitions)")
-    reps = check_positive_int(reps, "reps (the number of repetitions)")
+    repeats = check_positive_int(repeats, "repeats (the number of repetitions)")
     seed = check_seed(seed)
     R = check_positive_int(R, "R (the number of neighbours retrieved)", maximum=data.n_db)
     m = check_range(m, "m (the public lower bound on the norm of every vector; 0 = none)", low=0.0)
-    p, n_db = data.p, data.n_db
-    settings = dict(k=k, t=t, delta=delta, beta=beta, m=m, p=p, projection=projection, s=s)
+    delta = check_delta(delta)  # one δ for the sweep, checked even when every mechanism is ε-DP
+    p = data.p
+    settings = dict(k=k, t=t, beta=beta, m=m, p=p, projection=projection, s=s)
     # Validate every mechanism's parameters (and the data) before the long computation.
-    prototypes = {cls.name: _build(cls, eps_grid[0], seed=seed, **settings) for cls in classes}
-    chosen = query_subset(data.n_queries, queries)
-    Q = data.Q[chosen]
-    X_all = np.concatenate([data.X, Q], axis=0)
-    for proto in prototypes.values():
-        proto.check_data(X_all)
-    truth = true_neighbours(data.X, Q, R)
+    prototypes = [build_mechanism(cls, eps_grid[0], delta=delta, seed=seed, **settings) for cls in classes]
+    task = retrieval_task(data, R, queries)
+    for proto in prototypes:
+        proto.check_data(task.rows)
 
-    steps = reps * (1 + len(names) * len(eps_grid))
-    done = 0
+    steps, done = repeats * (1 + len(names) * len(eps_grid)), 0
 
     def report(message):
         nonlocal done
@@ -375,77 +338,146 @@ def privacy_utility_sweep(dataset, mechanisms, epsilons=DEFAULT_EPSILONS, k=32, 
         if progress is not None:
             progress(done / steps, message)
 
-    scores = {(name, e): [] for name in names for e in eps_grid}
-    flips = {(name, e): [] for name in names for e in eps_grid}
-    public = {}
+    values = empty_values(len(names), len(eps_grid), repeats, len(METRICS))
+    guarantees = {name: [""] * len(eps_grid) for name in names}
     nonprivate = {"rp": [], "signrp": []}
-    def evaluate(mech, projected, rng, needs_rows):
-        """One release at one ε: (precision, expected flipped bits or None, public numbers)."""
-        released = mech.release_projected(projected, rng, X=X_all if needs_rows else None)
-        metric = "hamming" if mech.output == "sign" else "cosine"
-        precision = retrieval_precision(truth, released.values[:n_db], released.values[n_db:], R, metric)
-        flipped = (expected_flipped_bits(mech.plus_probabilities(projected), projected)
-                   if mech.output == "sign" else None)
-        numbers = (released.guarantee, released.sigma, released.epsilon_per_bit, released.public.get("delta2"),
-                   released.values.shape[1], mech.output, released.public.get("laplace_scale"))
-        return precision, flipped, numbers
-
     # Releases at different ε are independent (each has its own generator): they run on all cores,
     # each thread with a single-threaded BLAS; results are collected in order in this thread.
     with single_threaded_blas(), ThreadPoolExecutor(workers()) as pool:
-        for rep in range(reps):
-            rep_seed = repetition_seed(seed, rep)
-            gaussian = make_projection("gaussian", p, k, rep_seed).apply(X_all)
-            signs = signs_with_coins(gaussian, np.random.default_rng((seed, _TAG_NONPRIVATE, rep)))
-            levels = [pool.submit(retrieval_precision, truth, gaussian[:n_db], gaussian[n_db:], R, "cosine"),
-                      pool.submit(retrieval_precision, truth, signs[:n_db], signs[n_db:], R, "hamming")]
-            nonprivate["rp"].append(levels[0].result())
-            nonprivate["signrp"].append(levels[1].result())
-            report(f"repetition {rep + 1}/{reps}: non-private levels")
-            projected_by_configuration: dict[tuple, np.ndarray] = {}
-            tasks = []
-            for cls in classes:
-                first = _build(cls, eps_grid[0], seed=rep_seed, **settings)
-                key = _configuration(first, p)
-                if key not in projected_by_configuration:
-                    projected_by_configuration[key] = first.project(X_all)
-                projected = projected_by_configuration[key]
-                needs_rows = getattr(first, "m", 0) > 0  # a public norm bound is enforced on the rows
-                for j, eps in enumerate(eps_grid):
-                    mech = first if j == 0 else _build(cls, eps, seed=rep_seed, **settings)
-                    rng = noise_generator(seed, rep, cls.name, eps)
-                    future = pool.submit(evaluate, mech, projected, rng, needs_rows)
-                    tasks.append((cls.name, cls.label, eps, future))
-            for name, label, eps, future in tasks:
-                precision, flipped, numbers = future.result()
-                scores[(name, eps)].append(precision)
-                if flipped is not None:
-                    flips[(name, eps)].append(flipped)
-                if rep == 0:
-                    public[(name, eps)] = numbers
-                report(f"repetition {rep + 1}/{reps}: {label}, ε = {eps:g}")
+        for rep in range(repeats):
+            rp, signrp = nonprivate_levels(task, p, k, seed, rep, pool)
+            nonprivate["rp"].append(rp)
+            nonprivate["signrp"].append(signrp)
+            report(f"repetition {rep + 1}/{repeats}: non-private levels")
+            for i, j, future in submit_releases(pool, classes, eps_grid, task, {**settings, "delta": delta}, seed, rep):
+                values[i, j, rep], guarantees[names[i]][j] = future.result()
+                report(f"repetition {rep + 1}/{repeats}: {classes[i].label}, ε = {eps_grid[j]:g}")
 
-    points = []
-    for name in names:
-        for eps in eps_grid:
-            guarantee, sigma, per_bit, delta2, width, output, laplace = public[(name, eps)]
-            mean, sd = _mean_sd(scores[(name, eps)])
-            points.append(SweepPoint(
-                mechanism=name, epsilon=eps, guarantee=guarantee, precision=mean, sd=sd,
-                per_rep=tuple(scores[(name, eps)]), sigma=sigma, epsilon_per_bit=per_bit,
-                delta2=None if delta2 is None else float(delta2),
-                expected_flips=float(np.mean(flips[(name, eps)])) if flips[(name, eps)] else None,
-                bits_per_vector=int(width) if output == "sign" else FLOAT_BITS * int(width),
-                laplace_scale=None if laplace is None else float(laplace),
-            ))
-    infos = tuple({"name": cls.name, "label": cls.label, "output": cls.output, "is_dp": bool(cls.is_dp)}
-                  for cls in classes)
-    return PrivacyUtilitySweep(
-        dataset=data.name, p=p, k=k, n_db=n_db, n_queries=int(chosen.size), R=R, reps=reps, seed=seed,
-        delta=float(prototypes[names[0]].delta), beta=float(prototypes[names[0]].beta), m=m, t=t,
-        projection=projection, epsilons=eps_grid, mechanisms=infos, points=tuple(points),
-        nonprivate_rp=float(np.mean(nonprivate["rp"])), nonprivate_signrp=float(np.mean(nonprivate["signrp"])),
-        nonprivate_per_rep={key: tuple(values) for key, values in nonprivate.items()},
+    return SweepResult(
+        mechanisms=names, epsilons=np.array(eps_grid), metrics=METRICS, values=values, seed=seed,
+        labels={cls.name: cls.label for cls in classes},
+        reference={NONPRIVATE_RP: float(np.mean(nonprivate["rp"])),
+                   NONPRIVATE_SIGNRP: float(np.mean(nonprivate["signrp"])), CHANCE: R / data.n_db},
+        settings={"dataset": data.name, "p": p, "k": k, "n_db": data.n_db, "n_queries": task.n_queries, "R": R,
+                  "delta": delta, "beta": float(prototypes[0].beta), "m": m, "t": t,
+                  "projection": projection, "s": s,
+                  "mechanisms": [{"name": cls.name, "label": cls.label, "output": cls.output, "is_dp": bool(cls.is_dp)}
+                                 for cls in classes],
+                  "nonprivate_per_repeat": nonprivate},
+        guarantees=guarantees,
+    )
+
+
+# ------------------------------------------------------------------------------------------------
+# Reading a sweep: the mechanisms' facts, the table at one ε, the rp-sweep JSON, combining sweeps
+# ------------------------------------------------------------------------------------------------
+
+def precision_label(result: SweepResult) -> str:
+    """"precision@R" with the sweep's R (the name of its "precision" metric for people)."""
+    return f"precision@{result.settings['R']}"
+
+
+def mechanism_facts(result: SweepResult) -> dict[str, dict]:
+    """{name: {name, label, output, is_dp}} of the sweep's mechanisms, in its order."""
+    return {info["name"]: info for info in result.settings["mechanisms"]}
+
+
+def epsilon_index(result: SweepResult, epsilon: float) -> int:
+    """The position of ``epsilon`` in the sweep's grid (KeyError if the grid has no such ε)."""
+    hit = np.flatnonzero(np.isclose(result.epsilons, epsilon, rtol=1e-12))
+    if not hit.size:
+        raise KeyError(f"The sweep has no epsilon = {epsilon:g}; its grid: "
+                       f"{', '.join(f'{e:g}' for e in result.epsilons)}.")
+    return int(hit[0])
+
+
+def _optional(value) -> float | None:
+    value = float(value)
+    return None if math.isnan(value) else value
+
+
+def table_rows(result: SweepResult, epsilon: float) -> list[dict]:
+    """One row per mechanism at ``epsilon`` (a grid value; KeyError otherwise) for the
+    per-mechanism table: name, label, guarantee, is_dp, the public numbers of repetition 0 (σ,
+    ε per bit, Laplace scale, Δ₂), the expected flipped bits and precision (means over the
+    repetitions) and the bits per vector."""
+    e = epsilon_index(result, epsilon)
+    rows = []
+    for name, info in mechanism_facts(result).items():
+        first = {metric: _optional(result.per_repeat(name, metric)[e, 0]) for metric in METRICS}
+        flips = result.mean(name, "expected_flipped_bits")[e]
+        rows.append({"name": name, "label": info["label"], "guarantee": result.guarantees[name][e],
+                     "is_dp": info["is_dp"], "sigma": first["sigma"], "eps_per_bit": first["epsilon_per_bit"],
+                     "laplace_scale": first["laplace_scale"], "delta2": first["delta2"],
+                     "expected_flips": _optional(flips), "bits": int(first["bits_per_vector"]),
+                     "precision": float(result.mean(name, "precision")[e])})
+    return rows
+
+
+def report_dict(result: SweepResult) -> dict:
+    """The ``rp-sweep`` JSON: {dataset, p, k, n_db, n_queries, R, chance, reps, seed, delta, beta,
+    m, t, projection, epsilons, nonprivate: {rp, signrp}, mechanisms: [...], results: [{mechanism,
+    guarantee, epsilon, precision_at_R, sd}], details: [{mechanism, epsilon, sigma,
+    epsilon_per_bit, laplace_scale, delta2, expected_flipped_bits, bits_per_vector, per_rep}]}.
+    The public numbers are those of repetition 0; precision and flipped bits are means (sd: the
+    sample SD, None with one repetition)."""
+    st = result.settings
+    key = f"precision_at_{st['R']}"
+    results, details = [], []
+    for name in result.mechanisms:
+        for e, eps in enumerate(result.epsilons):
+            per_rep = np.array(result.per_repeat(name, "precision")[e])
+            flips = np.array(result.per_repeat(name, "expected_flipped_bits")[e])
+            first = {metric: _optional(result.per_repeat(name, metric)[e, 0]) for metric in METRICS}
+            results.append({"mechanism": name, "guarantee": result.guarantees[name][e], "epsilon": float(eps),
+                            key: float(per_rep.mean()),
+                            "sd": float(per_rep.std(ddof=1)) if per_rep.size > 1 else None})
+            details.append({"mechanism": name, "epsilon": float(eps), "sigma": first["sigma"],
+                            "epsilon_per_bit": first["epsilon_per_bit"], "laplace_scale": first["laplace_scale"],
+                            "delta2": first["delta2"],
+                            "expected_flipped_bits": None if np.isnan(flips).all() else float(np.mean(flips)),
+                            "bits_per_vector": int(first["bits_per_vector"]),
+                            "per_rep": [float(v) for v in per_rep]})
+    return {
+        "dataset": st["dataset"], "p": st["p"], "k": st["k"], "n_db": st["n_db"], "n_queries": st["n_queries"],
+        "R": st["R"], "chance": result.reference[CHANCE], "reps": result.repeats, "seed": result.seed,
+        "delta": st["delta"], "beta": st["beta"], "m": st["m"], "t": st["t"], "projection": st["projection"],
+        "epsilons": [float(e) for e in result.epsilons],
+        "nonprivate": {"rp": result.reference[NONPRIVATE_RP], "signrp": result.reference[NONPRIVATE_SIGNRP]},
+        "mechanisms": [dict(info) for info in st["mechanisms"]],
+        "results": results,
+        "details": details,
+    }
+
+
+def combine(results) -> SweepResult:
+    """One sweep from sweeps of different mechanisms with the same settings (same data, k, t,
+    seed, ε grid, repetitions, …), mechanisms in the given order. Each mechanism's draws depend
+    only on the settings and its name, so this equals one sweep of all of them."""
+    results = list(results)
+    if not results:
+        raise ValueError("Give at least one sweep to combine.")
+    first = results[0]
+    shared = {key: value for key, value in first.settings.items() if key != "mechanisms"}
+    for other in results[1:]:
+        differ = [key for key in shared if other.settings.get(key) != shared[key]]
+        differ += [name for name, same in (("epsilons", np.array_equal(other.epsilons, first.epsilons)),
+                                           ("seed", other.seed == first.seed),
+                                           ("repeats", other.repeats == first.repeats),
+                                           ("reference", other.reference == first.reference)) if not same]
+        if differ:
+            raise ValueError(f"Only sweeps with the same settings can be combined; these differ: {', '.join(differ)}.")
+    names = [name for result in results for name in result.mechanisms]
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise ValueError(f"Mechanism {repeated[0]!r} is in two of the sweeps.")
+    return SweepResult(
+        mechanisms=tuple(names), epsilons=first.epsilons, metrics=first.metrics,
+        values=np.concatenate([result.values for result in results], axis=0), seed=first.seed,
+        labels={key: value for result in results for key, value in result.labels.items()}, axis=first.axis,
+        reference=dict(first.reference),
+        settings={**shared, "mechanisms": [info for result in results for info in result.settings["mechanisms"]]},
+        guarantees={key: value for result in results for key, value in result.guarantees.items()},
     )
 
 
@@ -486,12 +518,13 @@ def inner_product_monte_carlo(u, v, epsilons, k, draws=300, seed=0, delta=1e-6, 
     for d in range(draws):
         draw_seed = repetition_seed(seed, d)
         for cls in classes:
-            first = _build(cls, eps_grid[0], k=k, t=1, seed=draw_seed, delta=delta, beta=beta, m=0.0,
-                           p=pair.shape[1], projection="rademacher", s=3)
+            first = build_mechanism(cls, eps_grid[0], k=k, t=1, seed=draw_seed, delta=delta, beta=beta, m=0.0,
+                                    p=pair.shape[1], projection="rademacher", s=3)
             projected = first.project(pair)
             for j, eps in enumerate(eps_grid):
-                mech = first if j == 0 else _build(cls, eps, k=k, t=1, seed=draw_seed, delta=delta, beta=beta, m=0.0,
-                                                   p=pair.shape[1], projection="rademacher", s=3)
+                mech = first if j == 0 else build_mechanism(cls, eps, k=k, t=1, seed=draw_seed, delta=delta,
+                                                            beta=beta, m=0.0, p=pair.shape[1],
+                                                            projection="rademacher", s=3)
                 values = mech.release_projected(projected, noise_generator(seed, d, cls.name, eps)).values
                 estimates[cls.name][j, d] = inner_product(values[0], values[1])
     variance, standard_error = {}, {}
@@ -530,7 +563,6 @@ def rr_angle_monte_carlo(theta, eps_per_bit, k, draws=400, seed=0) -> AngleCheck
     by the bits of ε′, like ``noise_generator``). The SD over draws has standard error
     ≈ SD/√(2(draws − 1)) (the bits are iid, so θ̂_RR is close to normal)."""
     from privlib.projections.estimators import angle_from_rr_signs
-    from privlib.projections.quantities import flip_probability
 
     theta = check_range(theta, "theta (the angle between u and v)", low=0.0, high=float(np.pi))
     eps_grid = tuple(float(e) for e in check_epsilons(eps_per_bit))
@@ -538,13 +570,13 @@ def rr_angle_monte_carlo(theta, eps_per_bit, k, draws=400, seed=0) -> AngleCheck
     draws = check_positive_int(draws, "draws (the number of Monte Carlo draws)", minimum=3)
     seed = check_seed(seed)
     pair = np.array([[1.0, 0.0], [np.cos(theta), np.sin(theta)]])
-    W = np.random.default_rng((seed, _TAG_PROJECTION)).standard_normal((draws, 2, k))
+    W = child_rng(seed, _TAG_PROJECTION).standard_normal((draws, 2, k))
     projected = np.einsum("ip,dpk->dik", pair, W)  # (draws, 2, k)
-    signs = signs_with_coins(projected, np.random.default_rng((seed, _TAG_NONPRIVATE)))
+    signs = signs_with_coins(projected, child_rng(seed, _TAG_NONPRIVATE))
     sd = np.empty(len(eps_grid))
     for j, eps in enumerate(eps_grid):
         rng = noise_generator(seed, 0, "rr-angle", eps)
-        flips = rng.random(signs.shape) < flip_probability(eps)
+        flips = rng.random(signs.shape) < binary_flip_probability(eps)
         bits = np.where(flips, -signs, signs)
         estimates = angle_from_rr_signs(bits[:, 0, :], bits[:, 1, :], eps)
         sd[j] = np.std(estimates, ddof=1)
@@ -561,8 +593,37 @@ def smooth_levels_on_data(dataset, k, t=1, seed=0, beta=1.0, rows=1000,
     X = data.X[: check_positive_int(rows, "rows")]
     levels = {}
     for cls in resolve_mechanisms(mechanisms):
-        mech = _build(cls, 1.0, k=k, t=t, seed=seed, delta=1e-6, beta=beta, m=0.0, p=data.p,
-                      projection="rademacher", s=3)
-        release = mech.release_projected(mech.project(X), np.random.default_rng((seed, _TAG_NONPRIVATE)))
+        mech = build_mechanism(cls, 1.0, k=k, t=t, seed=seed, delta=1e-6, beta=beta, m=0.0, p=data.p,
+                               projection="rademacher", s=3)
+        release = mech.release_projected(mech.project(X), child_rng(seed, _TAG_NONPRIVATE))
         levels[cls.label] = np.asarray(release.diagnostics["levels"], dtype=np.int64)
     return levels
+
+
+def combine_epsilons(results) -> SweepResult:
+    """One sweep over the union of the ε grids of sweeps of the same mechanisms and settings, ε in
+    increasing order. Each (mechanism, ε, repetition) cell has its own stream, so this equals one
+    sweep over the whole grid (e.g. a page adds one ε to a cached grid without redoing the grid)."""
+    results = list(results)
+    if not results:
+        raise ValueError("Give at least one sweep to combine.")
+    first = results[0]
+    for other in results[1:]:
+        differ = [name for name, same in (("mechanisms", other.mechanisms == first.mechanisms),
+                                          ("settings", other.settings == first.settings),
+                                          ("seed", other.seed == first.seed),
+                                          ("repeats", other.repeats == first.repeats),
+                                          ("reference", other.reference == first.reference)) if not same]
+        if differ:
+            raise ValueError(f"Only sweeps with the same settings can be combined; these differ: {', '.join(differ)}.")
+    epsilons = np.concatenate([result.epsilons for result in results])
+    if np.unique(epsilons).size != epsilons.size:
+        raise ValueError("The sweeps share an epsilon: give each epsilon to one sweep.")
+    order = np.argsort(epsilons, kind="stable")
+    return SweepResult(
+        mechanisms=first.mechanisms, epsilons=epsilons[order], metrics=first.metrics,
+        values=np.concatenate([result.values for result in results], axis=1)[:, order], seed=first.seed,
+        labels=dict(first.labels), axis=first.axis, reference=dict(first.reference), settings=first.settings,
+        guarantees={name: [[g for result in results for g in result.guarantees[name]][i] for i in order]
+                    for name in first.mechanisms},
+    )

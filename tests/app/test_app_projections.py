@@ -20,8 +20,10 @@ pytestmark = pytest.mark.slow  # the default view sweeps 11 mechanisms on MNIST 
 @pytest.fixture(scope="module")
 def counted():
     """The sweeps the page really computes (cache misses), by the mechanisms they cover."""
-    with counting_calls(rp_sweep, "privacy_utility_sweep",
-                        lambda args, kwargs: tuple(kwargs.get("mechanisms", args[1] if len(args) > 1 else ()))) as calls:
+    def mechanisms(args, kwargs):
+        return tuple(kwargs.get("mechanisms", args[1] if len(args) > 1 else ()))
+
+    with counting_calls(rp_sweep, "sweep", mechanisms) as calls:
         yield calls
 
 
@@ -79,6 +81,19 @@ def test_moving_epsilon_reruns_no_sweep(page, counted):
     page.select_slider(key="rp_epsilon").set_value(20.0).run()
     _ok(page)
     assert len(counted) == before
+
+
+def test_an_epsilon_off_the_grid_sweeps_only_that_epsilon(page, counted):
+    before = len(counted)
+    page.select_slider(key="rp_epsilon").set_value(1.5).run()  # the shared slider's steps include 1.5
+    _ok(page)
+    assert len(counted) == before + 1  # one sweep at ε = 1.5 alone, merged with the cached grid
+    assert "chosen ε = 1.5" in _text(page.get("plotly_chart")[0])
+    assert any(s.value == "At ε = 1.5" for s in page.subheader)
+    assert len(page.dataframe[0].value) == len(rp_sweep.DP_MECHANISMS)
+    page.select_slider(key="rp_epsilon").set_value(20.0).run()  # back on the grid: nothing recomputed
+    _ok(page)
+    assert len(counted) == before + 1
 
 
 def test_showing_idp_adds_only_its_sweep_and_says_not_dp(page, counted):

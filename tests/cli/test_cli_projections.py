@@ -1,23 +1,26 @@
-"""The random-projection commands (python -m privlib rp-…): JSON keys, the paper's reference values
-through the command line, text output, and one-line errors with exit code 2 on bad input."""
-import json
-import subprocess
-import sys
-from pathlib import Path
+"""The random-projection commands (python -m privlib rp-…), run in-process (`run_cli`): JSON keys,
+the paper's reference values through the command line, text output, the shared flags of rp-sweep
+(--epsilons, --repeats/--reps, --seed, --delta), its long-work refusal, and one-line errors with
+exit code 2 on bad input."""
+import argparse
 
 import pytest
+from cli_run import run_cli
 
-from privlib.cli import EXIT_USAGE, main
+from privlib.cli import EXIT_USAGE
 from privlib.cli import projections as rp_commands
+from privlib.cli.common import LONG_WORK_VARIABLE
 from privlib.projections.projection import make_projection
 
-ROOT = Path(__file__).resolve().parents[2]
+SMALL_SWEEP = ("rp-sweep", "--dataset", "digits", "--mechanisms", "dp-oporp,idp-signrp-rr", "--k", "16",
+               "--queries", "40")
 
 
 def run_json(capsys, *argv):
-    assert main([*argv, "--json"]) == 0
-    out = capsys.readouterr().out
-    return json.loads(out)
+    """The command's JSON (``capsys``: kept so the reference-value tests read as before)."""
+    result = run_cli(*argv, "--json")
+    assert result.code == 0, result.err
+    return result.json()
 
 
 def test_every_command_is_in_the_table():
@@ -125,16 +128,51 @@ def test_rp_sweep_json(capsys):
     assert r["results"][0]["precision_at_50"] < r["results"][1]["precision_at_50"]  # epsilon 1 < 10
 
 
-def test_text_output(capsys):
-    assert main(["rp-nplus", "--p", "1024", "--k", "512", "--delta", "1e-6", "--m", "10", "--epsilon", "400"]) == 0
-    out = capsys.readouterr().out
-    assert "N+ = 206.80226" in out and "flip 0.1262848" in out
-    assert main(["rp-sigma", "--epsilon", "10", "--delta", "1e-6", "--method", "classical"]) == 0
-    assert "NOT VALID" in capsys.readouterr().out
-    assert main(["rp-sweep", "--dataset", "digits", "--mechanisms", "dp-oporp,idp-signrp-rr", "--epsilons", "1",
-                 "--k", "16", "--reps", "1"]) == 0
-    out = capsys.readouterr().out
-    assert "DP-OPORP" in out and "iDP-SignRP-RR (iDP, not DP)" in out and "chance 0.0313" in out
+def test_rp_sweep_shared_flags_old_and_new_spellings_agree():
+    new = run_cli(*SMALL_SWEEP, "--epsilons", "1:3", "--repeats", "2", "--seed", "4", "--json")
+    old = run_cli(*SMALL_SWEEP, "--epsilons", "1,2,3", "--reps", "2", "--seed", "4", "--json")
+    words = run_cli(*SMALL_SWEEP, "--epsilons", "1", "2", "3", "--repeats", "2", "--seed", "4", "--json")
+    assert new.code == old.code == words.code == 0, (new.err, old.err, words.err)
+    assert new.out == old.out == words.out
+    r = new.json()
+    assert r["epsilons"] == [1.0, 2.0, 3.0] and r["reps"] == 2 and r["seed"] == 4 and r["delta"] == 1e-6
+    other = run_cli(*SMALL_SWEEP, "--epsilons", "1:3", "--repeats", "2", "--seed", "5", "--json")
+    assert other.json()["results"] != r["results"]  # the seed is used
+    delta = run_cli(*SMALL_SWEEP, "--epsilons", "1", "--repeats", "1", "--delta", "1e-3", "--json").json()
+    assert delta["delta"] == 1e-3 and "δ = 0.001" in delta["results"][0]["guarantee"]
+
+
+def test_rp_sweep_default_grid_is_the_12_values():
+    parser = argparse.ArgumentParser()
+    rp_commands.add_sweep_arguments(parser)
+    args = parser.parse_args([])
+    assert args.epsilons.tolist() == [0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 15.0, 20.0, 50.0, 100.0]
+    assert (args.repeats, args.seed, args.delta) == (3, 0, 1e-6)
+
+
+def test_rp_sweep_refuses_long_work_unless_allowed():
+    refused = run_cli(*SMALL_SWEEP, "--epsilons", "1", "--repeats", "1", "--json", env={LONG_WORK_VARIABLE: "0"})
+    assert refused.code == EXIT_USAGE and refused.out == ""
+    line = refused.err.strip()
+    assert len(line.splitlines()) == 1 and "rp-sweep would take about" in line and "--allow-long" in line
+    assert "--epsilons, --repeats, --k or --queries" in line
+    allowed = run_cli(*SMALL_SWEEP, "--epsilons", "1", "--repeats", "1", "--json", "--allow-long",
+                      env={LONG_WORK_VARIABLE: "0"})
+    assert allowed.code == 0 and allowed.json()["reps"] == 1
+    assert "progress" in allowed.err and "100.0%" in allowed.err  # progress on stderr, stdout stays JSON
+    quiet = run_cli(*SMALL_SWEEP, "--epsilons", "1", "--repeats", "1", "--json", env={LONG_WORK_VARIABLE: "inf"})
+    assert quiet.code == 0 and quiet.err == ""  # a short sweep under the limit writes nothing to stderr
+
+
+def test_text_output():
+    r = run_cli("rp-nplus", "--p", "1024", "--k", "512", "--delta", "1e-6", "--m", "10", "--epsilon", "400")
+    assert r.code == 0 and "N+ = 206.80226" in r.out and "flip 0.1262848" in r.out
+    r = run_cli("rp-sigma", "--epsilon", "10", "--delta", "1e-6", "--method", "classical")
+    assert r.code == 0 and "NOT VALID" in r.out
+    r = run_cli("rp-sweep", "--dataset", "digits", "--mechanisms", "dp-oporp,idp-signrp-rr", "--epsilons", "1",
+                "--k", "16", "--reps", "1")
+    assert r.code == 0
+    assert "DP-OPORP" in r.out and "iDP-SignRP-RR (iDP, not DP)" in r.out and "chance 0.0313" in r.out
 
 
 @pytest.mark.parametrize("argv", [
@@ -154,11 +192,14 @@ def test_text_output(capsys):
     ["rp-sweep", "--dataset", "digits", "--epsilons", "a,b", "--reps", "1"],
     ["rp-sweep", "--dataset", "digits", "--mechanisms", "dp-signoporp-rr", "--k", "16", "--t", "3", "--reps", "1"],
     ["rp-sweep", "--dataset", "cifar"],
+    ["rp-sweep", "--dataset", "digits", "--repeats", "0"],
+    ["rp-sweep", "--dataset", "digits", "--delta", "0"],
+    ["rp-sweep", "--dataset", "digits", "--epsilons", "0,1", "--reps", "1"],
+    ["rp-nplus", "--p", "1024", "--k", "512", "--m", "10"],  # --delta is required here
 ])
 def test_bad_input_exits_2_with_one_line(argv):
-    r = subprocess.run([sys.executable, "-m", "privlib", *argv, "--json"], cwd=ROOT, capture_output=True, text=True,
-                       timeout=120, check=False)
-    assert r.returncode == EXIT_USAGE, (argv, r.stderr)
-    assert r.stdout == ""
-    lines = r.stderr.strip().splitlines()
-    assert len(lines) == 1 and "error" in lines[0], r.stderr
+    r = run_cli(*argv, "--json")
+    assert r.code == EXIT_USAGE, (argv, r.err)
+    assert r.out == ""
+    lines = r.err.strip().splitlines()
+    assert len(lines) == 1 and "error" in lines[0], r.err

@@ -1,27 +1,43 @@
 """Figures of the random-projections topic: traces, labels and the numbers they plot (checked
 against the paper's reference values), and that the builders are pure."""
-import copy
 import json
 
 import numpy as np
 import pytest
 
+from privlib.core.sweep import SweepResult
+from privlib.presentation import style
 from privlib.presentation.projections import figures as F
+from privlib.projections.sweep import (
+    CHANCE,
+    METRICS,
+    NONPRIVATE_RP,
+    NONPRIVATE_SIGNRP,
+    precision_label,
+    sweep,
+    table_rows,
+)
 
 
-def sweep_dict():
+def sweep_result():
+    """A hand-made sweep: three mechanisms at three ε, three repetitions with means 0.02… and SD 0.01."""
     eps = [0.1, 1.0, 10.0]
-    rows = []
-    for name, guarantee, values in (("dp-oporp", "(ε, δ)-DP", [0.02, 0.1, 0.5]),
-                                    ("dp-signoporp-rr-smooth", "ε-DP", [0.05, 0.3, 0.45]),
-                                    ("idp-signrp-rr", "individual DP — not DP", [0.6, 0.6, 0.61])):
-        rows += [{"mechanism": name, "guarantee": guarantee, "epsilon": e, "precision_at_50": v, "sd": 0.01}
-                 for e, v in zip(eps, values)]
-    return {"p": 64, "k": 16, "n_db": 1000, "n_queries": 100, "chance": 0.05, "reps": 3,
-            "nonprivate": {"rp": 0.8, "signrp": 0.65}, "results": rows,
-            "mechanisms": [{"name": "dp-oporp", "label": "DP-OPORP", "is_dp": True},
-                           {"name": "dp-signoporp-rr-smooth", "label": "DP-SignOPORP-RR-smooth", "is_dp": True},
-                           {"name": "idp-signrp-rr", "label": "iDP-SignRP-RR", "is_dp": False}]}
+    means = {"dp-oporp": [0.02, 0.1, 0.5], "dp-signoporp-rr-smooth": [0.05, 0.3, 0.45],
+             "idp-signrp-rr": [0.6, 0.6, 0.61]}
+    values = np.full((3, 3, 3, len(METRICS)), np.nan)
+    for i, name in enumerate(means):
+        for j, mean in enumerate(means[name]):
+            values[i, j, :, 0] = [mean - 0.01, mean, mean + 0.01]  # sample SD 0.01
+    facts = [{"name": "dp-oporp", "label": "DP-OPORP", "output": "real", "is_dp": True},
+             {"name": "dp-signoporp-rr-smooth", "label": "DP-SignOPORP-RR-smooth", "output": "sign", "is_dp": True},
+             {"name": "idp-signrp-rr", "label": "iDP-SignRP-RR", "output": "sign", "is_dp": False}]
+    return SweepResult(
+        mechanisms=tuple(means), epsilons=np.array(eps), metrics=METRICS, values=values, seed=0,
+        labels={f["name"]: f["label"] for f in facts},
+        reference={NONPRIVATE_RP: 0.8, NONPRIVATE_SIGNRP: 0.65, CHANCE: 0.05},
+        settings={"R": 50, "mechanisms": facts},
+        guarantees={"dp-oporp": ["(ε, δ)-DP"] * 3, "dp-signoporp-rr-smooth": ["ε-DP"] * 3,
+                    "idp-signrp-rr": ["individual DP — not DP"] * 3})
 
 
 def trace(fig, start):
@@ -31,22 +47,23 @@ def trace(fig, start):
 
 
 def test_precision_chart_lines_reference_levels_idp_and_marker():
-    data = sweep_dict()
-    before = copy.deepcopy(data)
+    data = sweep_result()
+    before = data.to_json()
     fig = F.precision_vs_epsilon(data, chosen_epsilon=1.0)
-    assert data == before  # the input is not modified
+    assert data.to_json() == before  # the input is not modified
     assert fig.to_json() == F.precision_vs_epsilon(data, chosen_epsilon=1.0).to_json()  # pure
     oporp = trace(fig, "DP-OPORP")
-    assert list(oporp.x) == [0.1, 1.0, 10.0] and list(oporp.y) == [0.02, 0.1, 0.5]
-    assert list(oporp.error_y.array) == [0.01] * 3 and oporp.line.dash == "solid"
+    assert list(oporp.x) == [0.1, 1.0, 10.0] and list(oporp.y) == pytest.approx([0.02, 0.1, 0.5], abs=1e-15)
+    assert list(oporp.error_y.array) == pytest.approx([0.01] * 3, rel=1e-9) and oporp.line.dash == "solid"
     idp = trace(fig, "iDP-SignRP-RR")
     assert "individual DP — not DP" in idp.name and idp.line.dash == "dot"
     rp, signrp = trace(fig, "non-private RP"), trace(fig, "non-private SignRP")
     assert set(rp.y) == {0.8} and set(signrp.y) == {0.65} and "dash" in rp.line.dash and "dash" in signrp.line.dash
     assert set(trace(fig, "chance").y) == {0.05}
     marker = trace(fig, "chosen ε = 1")
-    assert list(marker.y) == [0.1, 0.3, 0.6] and set(marker.x) == {1.0}
+    assert list(marker.y) == pytest.approx([0.1, 0.3, 0.6], abs=1e-15) and set(marker.x) == {1.0}
     assert fig.layout.xaxis.type == "log" and "more privacy" in fig.layout.xaxis.title.text
+    assert fig.layout.yaxis.title.text == "precision@50"
     # no chosen epsilon: no marker; an epsilon outside the grid: the line but no markers
     assert not [t for t in F.precision_vs_epsilon(data).data if t.name.startswith("chosen")]
     assert not [t for t in F.precision_vs_epsilon(data, 2.0).data if t.name.startswith("chosen")]
@@ -57,7 +74,7 @@ def test_sigma_chart_greys_the_classical_sigma_from_epsilon_one():
     valid = trace(fig, "classical (Thm 2.2), Δ₂ = β")
     assert max(valid.x) < 1
     grey = [t for t in fig.data if "not valid" in t.name]
-    assert len(grey) == 2 and all(t.line.color == F.GREY for t in grey)
+    assert len(grey) == 2 and all(t.line.color == style.GREY for t in grey)
     assert min(grey[0].x) == 0.5 and max(grey[0].x) == 100.0  # joins the last valid point
     optimal = trace(fig, "optimal σ* (eq. 14), Δ₂ = β")
     assert list(optimal.y) == pytest.approx([36.30469043, 8.057618481, 4.224678889, 0.5410868318, 0.09783722397],
@@ -152,3 +169,18 @@ def test_mechanism_table_columns_and_formatting():
     assert table[2]["σ or ε per bit"] == "ε′ = 5" and table[2]["bits per vector"] == "16"
     assert "not DP" in table[3]["guarantee"] and "precision@50" not in table[3]
     json.dumps(table)
+
+
+def test_a_sweep_with_r_10_draws_end_to_end():
+    """sweep → figure with R ≠ 50 (the figure once read a "precision_at_50" key and raised KeyError)."""
+    result = sweep("digits", ["dp-oporp", "idp-signrp-rr"], (1.0, 10.0), repeats=2, seed=1, k=16, R=10,
+                   queries=40)
+    fig = F.precision_vs_epsilon(result, chosen_epsilon=10.0)
+    assert fig.layout.yaxis.title.text == "precision@10"
+    oporp = trace(fig, "DP-OPORP")
+    assert list(oporp.y) == pytest.approx(result.mean("dp-oporp", "precision"), abs=1e-15)
+    assert 0 <= min(oporp.y) and max(oporp.y) <= 1 and oporp.y[0] < oporp.y[1]  # ε = 1 below ε = 10
+    assert "individual DP — not DP" in trace(fig, "iDP-SignRP-RR").name
+    assert set(trace(fig, "chance").y) == {10 / 1597}
+    rows = F.mechanism_table(table_rows(result, 10.0), precision_label(result))
+    assert [r["mechanism"] for r in rows] == ["DP-OPORP", "iDP-SignRP-RR"] and "precision@10" in rows[0]

@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+from privlib.core.randomised_response import binary_flip_probability
 from privlib.projections.estimators import (
     angle_from_rr_signs,
     angle_from_signs,
@@ -16,7 +17,7 @@ from privlib.projections.estimators import (
     retrieve,
     true_neighbours,
 )
-from privlib.projections.quantities import flip_probability, v_rr
+from privlib.projections.quantities import v_rr
 
 
 def reference_ranking(scores, R):
@@ -33,7 +34,7 @@ def sign_pairs(theta, k, reps, rng):
 
 
 def randomised_response(bits, eps_per_bit, rng):
-    flips = rng.random(bits.shape) < flip_probability(eps_per_bit)
+    flips = rng.random(bits.shape) < binary_flip_probability(eps_per_bit)
     return np.where(flips, -bits, bits).astype(np.int8)
 
 

@@ -15,6 +15,7 @@ from scipy.special import ndtr
 
 import privlib.projections.mechanisms as mechanisms_module
 from privlib.core.calibration import analytic_gaussian_sigma
+from privlib.core.mechanism import Mechanism, Parameter
 from privlib.core.statistics import binomial_standard_error
 from privlib.projections.mechanisms import (
     ALL_MECHANISMS,
@@ -22,6 +23,7 @@ from privlib.projections.mechanisms import (
     DPRPG,
     DPRPL,
     MECHANISMS,
+    NEIGHBOURS,
     AnalyticDPRPG,
     DPRPGOpt,
     DPRPGOptB,
@@ -59,7 +61,7 @@ def within(observed, expected, se, z=4.0):
 
 @pytest.mark.parametrize("epsilon, sigma", [(1.0, 7.347686), (10.0, 0.9236837)])
 def test_analytic_dp_rp_g_sigma_reference_values(epsilon, sigma):
-    mech = AnalyticDPRPG(epsilon, delta=1e-6, k=256, p=784)
+    mech = AnalyticDPRPG(epsilon=epsilon, delta=1e-6, k=256, p=784)
     public = mech.public_parameters()
     assert public["sigma"] == pytest.approx(sigma, rel=1e-6)
     assert public["lemma33_bound"] > 1.0 and public["bound_holds"] == (public["delta2"] <= public["lemma33_bound"])
@@ -70,37 +72,38 @@ def test_gaussian_mechanisms_use_the_realised_delta2():
     gaussian = make_projection("gaussian", p, k, seed=3)
     d2 = gaussian.delta2(beta)
     assert d2 > beta  # ≈ 1.14β: pitfall 1 (a Gaussian W is not Δ₂ = β)
-    opt = DPRPGOpt(eps, delta, beta, k=k, seed=3, p=p).public_parameters()
+    opt = DPRPGOpt(epsilon=eps, delta=delta, beta=beta, k=k, seed=3, p=p).public_parameters()
     assert opt["sigma"] == pytest.approx(SIGMA_STAR_EPS1 * d2, rel=1e-9)
     assert opt["delta2"] == d2 and opt["projection"] == gaussian.to_dict()
-    kenthapadi = DPRPG(eps, delta, beta, k=k, seed=3, p=p).public_parameters()["sigma"]
+    kenthapadi = DPRPG(epsilon=eps, delta=delta, beta=beta, k=k, seed=3, p=p).public_parameters()["sigma"]
     assert kenthapadi == pytest.approx(d2 * math.sqrt(2 * (math.log(1 / delta) + eps)) / eps, rel=1e-12)
     for kind in ("gaussian", "uniform", "sparse"):
         proj = make_projection(kind, p, k, seed=3, s=10)
-        mech = DPRPGOptB(eps, delta, beta, k=k, seed=3, p=p, projection=kind, s=10)
+        mech = DPRPGOptB(epsilon=eps, delta=delta, beta=beta, k=k, seed=3, p=p, projection=kind, s=10)
         assert mech.public_parameters()["sigma"] == pytest.approx(SIGMA_STAR_EPS1 * proj.delta2(beta), rel=1e-9)
     # Rademacher and OPORP: Δ₂ = β exactly, σ = σ*(ε, δ, β)
-    assert DPRPGOptB(eps, delta, beta, k=k, seed=3, p=p).public_parameters()["sigma"] == pytest.approx(
+    assert DPRPGOptB(epsilon=eps, delta=delta, beta=beta, k=k, seed=3, p=p).public_parameters()[
+        "sigma"] == pytest.approx(
         SIGMA_STAR_EPS1 * beta, rel=1e-9)
-    assert DPOPORP(eps, delta, beta, k=k, seed=3, p=p).public_parameters()["sigma"] == pytest.approx(
+    assert DPOPORP(epsilon=eps, delta=delta, beta=beta, k=k, seed=3, p=p).public_parameters()["sigma"] == pytest.approx(
         SIGMA_STAR_EPS1 * beta, rel=1e-9)
-    assert RawDataGaussianOpt(eps, delta, beta, p=p).public_parameters()["sigma"] == pytest.approx(
+    assert RawDataGaussianOpt(epsilon=eps, delta=delta, beta=beta, p=p).public_parameters()["sigma"] == pytest.approx(
         SIGMA_STAR_EPS1 * beta, rel=1e-9)
 
 
 def test_dp_rp_l_scale_is_realised_delta1_over_epsilon():
-    mech = DPRPL(2.0, beta=1.0, k=256, seed=0, p=784)
+    mech = DPRPL(epsilon=2.0, beta=1.0, k=256, seed=0, p=784)
     public = mech.public_parameters()
     d1 = make_projection("gaussian", 784, 256, 0).delta1(1.0)
     assert public["laplace_scale"] == pytest.approx(d1 / 2.0, rel=1e-14)
-    assert public["delta"] is None and mech.guarantee.startswith("ε-DP")
+    assert public["delta"] is None and mech.guarantee.text.startswith("ε-DP") and mech.guarantee.kind == "pure-dp"
 
 
 @pytest.mark.parametrize("cls", [c for c in REAL_MECHANISMS if c is not DPRPL])
 def test_gaussian_noise_sd_matches_sigma(cls):
     n, p, k = 3000, 64, 64
     X = uniform_data(n, p, seed=1)
-    mech = cls(3.0, 1e-5, 1.0, k=k, seed=2)
+    mech = cls(epsilon=3.0, delta=1e-5, beta=1.0, k=k, seed=2)
     release = mech.release(X, np.random.default_rng(5))
     noise = release.values - mech.project(X)
     sigma = release.sigma
@@ -113,7 +116,7 @@ def test_gaussian_noise_sd_matches_sigma(cls):
 
 def test_laplace_noise_variance_matches_its_scale():
     X = uniform_data(3000, 64, seed=1)
-    mech = DPRPL(50.0, k=64, seed=2)
+    mech = DPRPL(epsilon=50.0, k=64, seed=2)
     release = mech.release(X, np.random.default_rng(6))
     noise = release.values - mech.project(X)
     b = release.public["laplace_scale"]
@@ -131,30 +134,30 @@ def test_laplace_noise_variance_matches_its_scale():
                                                (5.0, .9933071491)])
 def test_rr_keep_probabilities(eps_per_bit, keep):
     k = 4
-    mech = DPSignRPRR(eps_per_bit * k, k=k, p=6)
+    mech = DPSignRPRR(epsilon=eps_per_bit * k, k=k, p=6)
     x = np.array([[0.3, -0.2, 1e-300, -5.0]])
     plus = mech.plus_probabilities(x)
     np.testing.assert_allclose(plus, [[keep, 1 - keep, keep, 1 - keep]], rtol=0, atol=1e-10)
-    oporp = DPSignOPORPRR(eps_per_bit * 2, k=k, p=6, t=2)  # ε/t per bit
+    oporp = DPSignOPORPRR(epsilon=eps_per_bit * 2, k=k, p=6, t=2)  # ε/t per bit
     np.testing.assert_allclose(oporp.plus_probabilities(x), [[keep, 1 - keep, keep, 1 - keep]], rtol=0, atol=1e-10)
 
 
 @pytest.mark.parametrize("level, flip", [(1, .2689414214), (2, .1192029220), (3, .0474258732), (5, .0066928509)])
 def test_smooth_flip_probabilities(level, flip):
     """Fig. 6 (ε = 1, k = 1): flip = 1/(e^{L·ε/k} + 1) for L = ⌈|z|/D⌉."""
-    dense = DPSignRPRRSmooth(1.0, k=1, p=5, seed=0)
+    dense = DPSignRPRRSmooth(epsilon=1.0, k=1, p=5, seed=0)
     public = dense.public_parameters()
     D = public["D"][0]
     x = np.array([[(level - 0.5) * D * public["scale"]], [-(level - 0.01) * D * public["scale"]]])
     plus = dense.plus_probabilities(x)
     assert 1 - plus[0, 0] == pytest.approx(flip, abs=1e-10) and plus[1, 0] == pytest.approx(flip, abs=1e-10)
-    oporp = DPSignOPORPRRSmooth(1.0, k=1, p=5, seed=0)
+    oporp = DPSignOPORPRRSmooth(epsilon=1.0, k=1, p=5, seed=0)
     plus = oporp.plus_probabilities(np.array([[level - 0.5], [-(level - 0.01)]]))
     assert 1 - plus[0, 0] == pytest.approx(flip, abs=1e-10) and plus[1, 0] == pytest.approx(flip, abs=1e-10)
 
 
 def test_keep_probabilities_do_not_overflow():
-    mech = DPSignOPORPRR(1000.0, k=4, p=6)
+    mech = DPSignOPORPRR(epsilon=1000.0, k=4, p=6)
     plus = mech.plus_probabilities(np.array([[1.0, -1.0, 0.0, 2.0]]))
     assert np.all(np.isfinite(plus))
     np.testing.assert_array_equal(plus, [[1.0, 0.0, 0.5, 1.0]])
@@ -172,7 +175,7 @@ def true_signs(projected):
 def test_every_sign_mechanism_flips_at_its_stated_rate(cls):
     """Total flips against Σ flip probabilities (independent bits, exact variance), 4 SE."""
     X = uniform_data(1500, 256, seed=3)
-    mech = cls(20.0, 1e-6, 1.0, k=64, seed=4)
+    mech = cls(epsilon=20.0, delta=1e-6, beta=1.0, k=64, seed=4)
     projected = mech.project(X)
     release = mech.release_projected(projected, np.random.default_rng(7), X=X)
     assert release.values.dtype == np.int8 and set(np.unique(release.values)) <= {-1, 1}
@@ -189,7 +192,7 @@ def test_every_sign_mechanism_flips_at_its_stated_rate(cls):
 def test_dp_signrp_rr_flip_rate_is_expit_minus_eps_over_k():
     X = uniform_data(2000, 128, seed=8)
     k, eps = 128, 64.0
-    release = DPSignRPRR(eps, k=k, seed=1).release(X, np.random.default_rng(2))
+    release = DPSignRPRR(epsilon=eps, k=k, seed=1).release(X, np.random.default_rng(2))
     flip = 1 / (math.exp(eps / k) + 1)
     assert release.epsilon_per_bit == eps / k and release.public["n_plus"] == k
     projected = make_projection("gaussian", 128, k, 1).apply(X)
@@ -200,7 +203,7 @@ def test_dp_signrp_rr_flip_rate_is_expit_minus_eps_over_k():
 def test_smooth_flip_rate_per_level():
     X = uniform_data(3000, 64, seed=9, low=-1.0)
     k, eps = 64, 32.0  # ε/k = 0.5 per level
-    mech = DPSignRPRRSmooth(eps, k=k, seed=2)
+    mech = DPSignRPRRSmooth(epsilon=eps, k=k, seed=2)
     release = mech.release(X, np.random.default_rng(3))
     levels = release.diagnostics["levels"]
     projected = mech.project(X)
@@ -222,7 +225,7 @@ def test_smooth_flip_rate_per_level():
 def test_signoporp_flip_rates_with_repetitions():
     X = uniform_data(2000, 256, seed=10)
     eps, t, k = 4.0, 2, 64
-    mech = DPSignOPORPRR(eps, k=k, t=t, seed=5)
+    mech = DPSignOPORPRR(epsilon=eps, k=k, t=t, seed=5)
     projected = mech.project(X)
     release = mech.release_projected(projected, np.random.default_rng(4), X=X)
     flip = 1 / (math.exp(eps / t) + 1)
@@ -230,7 +233,7 @@ def test_signoporp_flip_rates_with_repetitions():
     rate = np.mean((release.values != np.sign(projected))[nonzero])
     assert release.epsilon_per_bit == eps / t
     assert within(rate, flip, binomial_standard_error(flip, nonzero.sum()))
-    smooth = DPSignOPORPRRSmooth(eps, k=k, t=t, seed=5)
+    smooth = DPSignOPORPRRSmooth(epsilon=eps, k=k, t=t, seed=5)
     release = smooth.release_projected(projected, np.random.default_rng(5), X=X)
     levels = release.diagnostics["levels"]
     np.testing.assert_array_equal(levels, np.ceil(np.abs(projected)))
@@ -245,7 +248,7 @@ def test_idp_bits_outside_a_are_exact_and_inside_a_are_randomised():
     X = uniform_data(2000, 256, seed=11)
     k, eps = 64, 1.0
     for cls in (IDPSignRPRR, IDPSignRPG):
-        mech = cls(eps, 1e-6, k=k, seed=6)
+        mech = cls(epsilon=eps, delta=1e-6, k=k, seed=6)
         projected = mech.project(X)
         release = mech.release_projected(projected, np.random.default_rng(8), X=X)
         A = np.abs(projected) <= 1.0 / math.sqrt(k) * (1 + 1e-9)
@@ -268,7 +271,7 @@ def test_idp_bits_outside_a_are_exact_and_inside_a_are_randomised():
 def test_idp_with_no_bit_at_risk_is_the_plain_signrp():
     X = uniform_data(200, 16, seed=14)
     for cls in (IDPSignRPRR, IDPSignRPG):
-        mech = cls(0.01, k=4, seed=0)
+        mech = cls(epsilon=0.01, delta=1e-6, k=4, seed=0)
         projected = mech.project(X)
         release = mech.release_projected(projected, np.random.default_rng(0), X=X)
         far = release.diagnostics["n_tilde"] == 0
@@ -284,7 +287,7 @@ def test_idp_with_no_bit_at_risk_is_the_plain_signrp():
 @pytest.mark.parametrize("cls", SIGN_MECHANISMS)
 def test_sign_of_zero_is_a_fair_coin(cls):
     X = np.zeros((1000, 32))
-    release = cls(2.0, k=64, seed=1).release(X, np.random.default_rng(9))
+    release = cls(epsilon=2.0, delta=1e-6, k=64, seed=1).release(X, np.random.default_rng(9))
     values = release.values
     assert values.dtype == np.int8 and not np.any(values == 0)
     assert set(np.unique(values)) == {-1, 1}
@@ -309,7 +312,7 @@ def test_empty_oporp_bins_give_coins():
     X = np.zeros((500, 2048))
     for row in X:
         row[rng.choice(2048, 80, replace=False)] = rng.uniform(0.5, 1.0, 80)
-    mech = DPSignOPORPRR(1000.0, k=128, seed=3)  # keep ≈ 1: only the coins are random
+    mech = DPSignOPORPRR(epsilon=1000.0, k=128, seed=3)  # keep ≈ 1: only the coins are random
     projected = mech.project(X)
     empty = projected == 0
     assert 60 < empty.sum(axis=1).mean() < 75  # ≈ 67 (§6, pitfall 8)
@@ -325,10 +328,10 @@ def test_empty_oporp_bins_give_coins():
 @pytest.mark.parametrize("cls", [c for c in ALL_MECHANISMS if c is not RawDataGaussianOpt])
 def test_public_projection_is_reported_and_noise_is_fresh(cls):
     X = uniform_data(50, 40, seed=2)
-    mech = cls(5.0, k=16, seed=21)
+    mech = cls(epsilon=5.0, delta=1e-6, k=16, seed=21)
     first = mech.release(X, np.random.default_rng(1))
     again = mech.release(X, np.random.default_rng(1))
-    other = cls(5.0, k=16, seed=21).release(X, np.random.default_rng(2))
+    other = cls(epsilon=5.0, delta=1e-6, k=16, seed=21).release(X, np.random.default_rng(2))
     np.testing.assert_array_equal(first.values, again.values)
     assert not np.array_equal(first.values, other.values)
     rng = np.random.default_rng(3)
@@ -338,9 +341,9 @@ def test_public_projection_is_reported_and_noise_is_fresh(cls):
         assert first.public["projection"] == make_projection("oporp", 40, 16, 21).to_dict()
     else:
         assert first.public["projection"] == make_projection(kind, 40, 16, 21).to_dict()
-    assert first.mechanism == cls.name and first.guarantee == mech.guarantee
+    assert first.mechanism == cls.name and first.guarantee == mech.guarantee.text
     # the projection depends on the public configuration only, not on ε
-    np.testing.assert_array_equal(mech.project(X), cls(0.5, k=16, seed=21).project(X))
+    np.testing.assert_array_equal(mech.project(X), cls(epsilon=0.5, delta=1e-6, k=16, seed=21).project(X))
     replay = mech.release_projected(mech.project(X), np.random.default_rng(1), X=X)
     np.testing.assert_array_equal(replay.values, first.values)
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -349,7 +352,7 @@ def test_public_projection_is_reported_and_noise_is_fresh(cls):
 
 def test_signoporp_repetitions_are_independent_oporps_concatenated():
     X = uniform_data(20, 50, seed=4)
-    mech = DPSignOPORPRR(4.0, k=16, t=4, seed=7)
+    mech = DPSignOPORPRR(epsilon=4.0, k=16, t=4, seed=7)
     projections = mech.projections(50)
     seeds = oporp_repetition_seeds(7, 4)
     assert len(projections) == 4 and len(set(seeds)) == 4
@@ -357,7 +360,8 @@ def test_signoporp_repetitions_are_independent_oporps_concatenated():
     np.testing.assert_array_equal(mech.project(X), np.concatenate([pr.apply(X) for pr in projections], axis=1))
     assert [d["seed"] for d in mech.public_parameters(50)["projection"]] == list(seeds)
     assert oporp_repetition_seeds(7, 1) == (7,)
-    np.testing.assert_array_equal(DPSignOPORPRR(4.0, k=16, seed=7).project(X), DPOPORP(4.0, k=16, seed=7).project(X))
+    np.testing.assert_array_equal(DPSignOPORPRR(epsilon=4.0, k=16, seed=7).project(X),
+                                  DPOPORP(epsilon=4.0, delta=1e-6, k=16, seed=7).project(X))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -365,23 +369,26 @@ def test_signoporp_repetitions_are_independent_oporps_concatenated():
 # ------------------------------------------------------------------------------------------------
 
 def test_n_plus_with_a_public_norm_bound():
-    mech = DPSignRPRR(400.0, 1e-6, 1.0, k=512, p=1024, m=10.0)
+    mech = DPSignRPRR(epsilon=400.0, delta=1e-6, beta=1.0, k=512, p=1024, m=10.0)
     public = mech.public_parameters()
     assert public["n_plus"] == pytest.approx(206.8022620, rel=1e-8)
     assert public["epsilon_per_bit"] == pytest.approx(400.0 / 206.8022620, rel=1e-8)
     plus = mech.plus_probabilities(np.array([[-1.0] * 512]))
     assert plus[0, 0] == pytest.approx(0.1262848, abs=1e-7)  # the flip at ε = 400 (the paper: N₊ ≈ 200, 11.9%)
-    assert "δ" in mech.guarantee and "PUBLIC W" in mech.guarantee
-    assert DPSignRPRR(1.0, k=512, p=1024, m=2.0).public_parameters()["n_plus"] == 512.0  # capped at k
-    assert DPSignRPRR(1.0, k=512, p=1024, m=5.0).public_parameters()["n_plus"] == pytest.approx(351.942661, rel=1e-8)
-    plain = DPSignRPRR(1.0, k=512, p=1024)
-    assert plain.public_parameters()["n_plus"] == 512.0 and plain.guarantee.startswith("ε-DP")
+    assert "δ" in str(mech.guarantee) and "PUBLIC W" in str(mech.guarantee)
+    assert mech.guarantee.kind == "approximate-dp" and mech.guarantee.delta == 1e-6
+    bounded = {"epsilon": 1.0, "delta": 1e-6, "k": 512, "p": 1024}
+    assert DPSignRPRR(**bounded, m=2.0).public_parameters()["n_plus"] == 512.0  # capped at k
+    assert DPSignRPRR(**bounded, m=5.0).public_parameters()["n_plus"] == pytest.approx(351.942661, rel=1e-8)
+    plain = DPSignRPRR(epsilon=1.0, k=512, p=1024)
+    assert plain.public_parameters()["n_plus"] == 512.0
+    assert plain.guarantee.text.startswith("ε-DP") and plain.delta is None
     assert plain.public_parameters()["delta"] is None and public["delta"] == 1e-6
 
 
 def test_n_plus_release_flip_rate_and_the_norm_bound_is_enforced():
     X = uniform_data(300, 1024, seed=13)  # ‖u‖ ≈ 18.5 ≥ m = 10
-    mech = DPSignRPRR(400.0, k=512, seed=2, m=10.0)
+    mech = DPSignRPRR(epsilon=400.0, delta=1e-6, k=512, seed=2, m=10.0)
     projected = mech.project(X)
     release = mech.release_projected(projected, np.random.default_rng(1), X=X)
     flip = 1 / (math.exp(400.0 / release.public["n_plus"]) + 1)
@@ -407,23 +414,30 @@ def test_registry_lists_every_mechanism_class():
     for cls in ALL_MECHANISMS:
         assert cls.label and cls.output in ("real", "sign")
         assert cls.is_dp == (not cls.name.startswith("idp"))
-        mech = make_mechanism(cls.name, epsilon=1.0, k=8, p=10)
+        mech = make_mechanism(cls.name, epsilon=1.0, delta=1e-6, k=8, p=10)
         info = mech.describe()
-        assert info["name"] == cls.name and info["is_dp"] == cls.is_dp and info["guarantee"] == mech.guarantee
+        assert isinstance(mech, Mechanism) and set(cls.PARAMETERS) >= {"beta", "k", "seed", "p"}
+        assert not {"epsilon", "delta"} & set(cls.PARAMETERS)  # PARAMETERS: besides ε and δ
+        assert all(isinstance(parameter, Parameter) for parameter in cls.PARAMETERS.values())
+        assert info["name"] == cls.name and info["is_dp"] == cls.is_dp and info["guarantee"] == mech.guarantee.text
         assert info["public"]["p"] == 10 and set(info["parameters"]) == set(cls.PARAMETERS)
         assert json.loads(json.dumps(info)) == info  # plain numbers only: the CLI prints it as JSON
+        guarantee = mech.guarantee
+        assert guarantee.neighbours == NEIGHBOURS and guarantee.epsilon == 1.0
         if cls.is_dp:
-            assert "-DP under β-adjacency" in mech.guarantee and "not DP" not in mech.guarantee
+            assert "-DP under β-adjacency" in guarantee.text and "not DP" not in guarantee.text
+            assert guarantee.kind == ("approximate-dp" if cls.USES_DELTA else "pure-dp")
+            assert guarantee.delta == (1e-6 if cls.USES_DELTA else None)
         else:
-            assert mech.guarantee.startswith("individual DP — not DP")
+            assert guarantee.text.startswith("individual DP — not DP") and guarantee.kind == "none"
 
 
 def test_make_mechanism_rejects_unknown_names_and_parameters():
     with pytest.raises(ValueError, match="Unknown mechanism"):
-        make_mechanism("dp-magic", epsilon=1.0)
+        make_mechanism("dp-magic", epsilon=1.0, delta=1e-6)
     with pytest.raises(ValueError, match="no parameter"):
-        make_mechanism("dp-oporp", epsilon=1.0, t=2)
-    assert make_mechanism("dp-signoporp-rr", epsilon=1.0, k=8, t=2).t == 2
+        make_mechanism("dp-oporp", epsilon=1.0, delta=1e-6, t=2)
+    assert make_mechanism("dp-signoporp-rr", epsilon=1.0, delta=1e-6, k=8, t=2).t == 2
 
 
 # ------------------------------------------------------------------------------------------------
@@ -438,13 +452,30 @@ def test_make_mechanism_rejects_unknown_names_and_parameters():
     ({"epsilon": 1.0, "k": 0}, "k"), ({"epsilon": 1.0, "seed": -2}, "seed"),
 ])
 def test_bad_parameters_raise(cls, kwargs, match):
+    kwargs = {"delta": 1e-6, **kwargs}
+    if kwargs["delta"] == 0.0 and not cls.USES_DELTA:
+        cls(**kwargs)  # an ε-DP mechanism accepts δ = 0 (pure DP) and does not use it
+        return
     with pytest.raises(ValueError, match=match):
         cls(**kwargs)
 
 
 @pytest.mark.parametrize("cls", ALL_MECHANISMS)
+def test_constructors_are_keyword_only_and_delta_is_required_where_it_is_used(cls):
+    with pytest.raises(TypeError):
+        cls(1.0, 1e-6)
+    if cls.USES_DELTA:
+        with pytest.raises(ValueError, match="delta"):
+            cls(epsilon=1.0)
+    else:
+        assert cls(epsilon=1.0).delta is None and cls(epsilon=1.0, delta=1e-6).delta is None
+    with pytest.raises(ValueError, match="delta"):
+        DPSignRPRR(epsilon=1.0, m=2.0)  # with a norm bound N₊ holds with probability 1 − δ
+
+
+@pytest.mark.parametrize("cls", ALL_MECHANISMS)
 def test_data_outside_the_box_raises(cls):
-    mech = cls(1.0, k=4)
+    mech = cls(epsilon=1.0, delta=1e-6, k=4)
     for X, match in [(np.full((2, 6), 1.5), "scale the data with PUBLIC constants"),
                      (np.full((2, 6), -1.01), r"\[-1, 1\]"),
                      (np.array([[0, 0, np.nan, 0, 0, 0]]), "nan"),
@@ -455,29 +486,29 @@ def test_data_outside_the_box_raises(cls):
 
 def test_specific_bad_parameters():
     with pytest.raises(ValueError, match="must divide k"):
-        DPSignOPORPRR(1.0, k=10, t=4)
+        DPSignOPORPRR(epsilon=1.0, k=10, t=4)
     with pytest.raises(ValueError, match="must divide k"):
-        DPSignOPORPRRSmooth(1.0, k=6, t=4)
+        DPSignOPORPRRSmooth(epsilon=1.0, k=6, t=4)
     with pytest.raises(ValueError, match="at least beta"):
-        DPSignRPRR(1.0, beta=1.0, m=0.5)
+        DPSignRPRR(epsilon=1.0, beta=1.0, m=0.5)
     with pytest.raises(ValueError, match="m"):
-        DPSignRPRR(1.0, m=-1.0)
+        DPSignRPRR(epsilon=1.0, delta=1e-6, m=-1.0)
     with pytest.raises(ValueError, match="Unknown projection kind"):
-        DPRPGOptB(1.0, projection="hadamard")
+        DPRPGOptB(epsilon=1.0, delta=1e-6, projection="hadamard")
     with pytest.raises(ValueError, match="DP-OPORP"):
-        DPRPGOptB(1.0, projection="oporp")
+        DPRPGOptB(epsilon=1.0, delta=1e-6, projection="oporp")
     with pytest.raises(ValueError, match="delta < 1/2"):
-        DPRPG(1.0, delta=0.6)
+        DPRPG(epsilon=1.0, delta=0.6)
     with pytest.raises(ValueError, match="delta < 1/2"):
-        AnalyticDPRPG(1.0, delta=0.5)
+        AnalyticDPRPG(epsilon=1.0, delta=0.5)
     with pytest.raises(ValueError, match="s"):
-        DPRPGOptB(1.0, projection="sparse", s=0.5)
+        DPRPGOptB(epsilon=1.0, delta=1e-6, projection="sparse", s=0.5)
     with pytest.raises(ValueError, match="beta"):
-        DPRPGOpt(1.0, beta=2.5)
+        DPRPGOpt(epsilon=1.0, delta=1e-6, beta=2.5)
 
 
 def test_release_projected_checks_its_inputs():
-    mech = DPRPGOpt(1.0, k=4)
+    mech = DPRPGOpt(epsilon=1.0, delta=1e-6, k=4)
     X = uniform_data(3, 6)
     projected = mech.project(X)
     with pytest.raises(ValueError, match="data dimension"):
@@ -487,5 +518,6 @@ def test_release_projected_checks_its_inputs():
     with pytest.raises(ValueError, match="rows"):
         mech.release_projected(projected[:2], np.random.default_rng(0), X=X)
     with pytest.raises(ValueError, match="p = 7"):
-        DPRPGOpt(1.0, k=4, p=7).release(X, np.random.default_rng(0))
-    assert isinstance(DPRPGOpt(1.0, k=4, p=6).release_projected(projected, np.random.default_rng(0)), Release)
+        DPRPGOpt(epsilon=1.0, delta=1e-6, k=4, p=7).release(X, np.random.default_rng(0))
+    released = DPRPGOpt(epsilon=1.0, delta=1e-6, k=4, p=6).release_projected(projected, np.random.default_rng(0))
+    assert isinstance(released, Release)

@@ -125,13 +125,13 @@ EPSILON = 2.0
 
 SIGN_CASES = [
     # (id, factory(seed), per-bit ε′)
-    ("dp-signrp-rr", lambda seed: DPSignRPRR(EPSILON, k=K, seed=seed), EPSILON / K),
-    ("dp-signrp-rr-smooth", lambda seed: DPSignRPRRSmooth(EPSILON, k=K, seed=seed), EPSILON / K),
-    ("dp-signoporp-rr t=1", lambda seed: DPSignOPORPRR(EPSILON, k=K, seed=seed), EPSILON),
-    ("dp-signoporp-rr t=2", lambda seed: DPSignOPORPRR(EPSILON, k=K, seed=seed, t=2), EPSILON / 2),
-    ("dp-signoporp-rr-smooth t=1", lambda seed: DPSignOPORPRRSmooth(EPSILON, k=K, seed=seed), EPSILON),
-    ("dp-signoporp-rr-smooth t=2", lambda seed: DPSignOPORPRRSmooth(EPSILON, k=K, seed=seed, t=2), EPSILON / 2),
-    ("dp-signoporp-rr-smooth t=4", lambda seed: DPSignOPORPRRSmooth(EPSILON, k=K, seed=seed, t=4), EPSILON / 4),
+    ("dp-signrp-rr", lambda seed: DPSignRPRR(epsilon=EPSILON, k=K, seed=seed), EPSILON / K),
+    ("dp-signrp-rr-smooth", lambda seed: DPSignRPRRSmooth(epsilon=EPSILON, k=K, seed=seed), EPSILON / K),
+    ("dp-signoporp-rr t=1", lambda seed: DPSignOPORPRR(epsilon=EPSILON, k=K, seed=seed), EPSILON),
+    ("dp-signoporp-rr t=2", lambda seed: DPSignOPORPRR(epsilon=EPSILON, k=K, seed=seed, t=2), EPSILON / 2),
+    ("dp-signoporp-rr-smooth t=1", lambda seed: DPSignOPORPRRSmooth(epsilon=EPSILON, k=K, seed=seed), EPSILON),
+    ("dp-signoporp-rr-smooth t=2", lambda seed: DPSignOPORPRRSmooth(epsilon=EPSILON, k=K, seed=seed, t=2), EPSILON / 2),
+    ("dp-signoporp-rr-smooth t=4", lambda seed: DPSignOPORPRRSmooth(epsilon=EPSILON, k=K, seed=seed, t=4), EPSILON / 4),
 ]
 
 
@@ -169,7 +169,7 @@ def test_signrp_rr_with_a_norm_bound_spends_eps_over_n_plus_per_bit(pairs):
     keep = (np.linalg.norm(U, axis=1) >= 2.0) & (np.linalg.norm(V, axis=1) >= 2.0)
     U, V = U[keep], V[keep]
     for seed in W_SEEDS:
-        mech = DPSignRPRR(EPSILON, delta=0.3, k=16, seed=seed, m=2.0)
+        mech = DPSignRPRR(epsilon=EPSILON, delta=0.3, k=16, seed=seed, m=2.0)
         n_plus = mech.public_parameters(P)["n_plus"]
         assert 0 < n_plus < 16
         bit, _ = sign_loss(mech, U, V)
@@ -181,7 +181,7 @@ def test_alg7_reverse_mix_is_not_dp_and_the_mechanism_uses_the_correct_scaling(p
     worst = {"correct": 0.0, "paper box": 0.0, "reverse mix": 0.0}
     for seed in W_SEEDS:
         variants = alg7_variants(seed, U, V, EPSILON)
-        mech = DPSignRPRRSmooth(EPSILON, k=K, seed=seed)
+        mech = DPSignRPRRSmooth(epsilon=EPSILON, k=K, seed=seed)
         np.testing.assert_allclose(mech.plus_probabilities(mech.project(U), U), variants["oracle_plus_u"],
                                    rtol=1e-12, atol=1e-15)
         for name, value in worst.items():
@@ -210,7 +210,7 @@ def idp_rr_losses(pairs_uv, epsilon=EPSILON):
     worst_bit_ratio = worst_vector = 0.0
     not_dp = False
     for seed in W_SEEDS:
-        mech = IDPSignRPRR(epsilon, k=K, seed=seed)
+        mech = IDPSignRPRR(epsilon=epsilon, k=K, seed=seed)
         xu, xv = mech.project(U), mech.project(V)
         threshold = mech.public_parameters(P)["threshold"]
         counts = (np.abs(xu) <= threshold * (1 + 1e-9)).sum(axis=1)
@@ -247,7 +247,7 @@ def idp_g_worst_delta(pairs_uv, epsilon=1.0, delta=1e-3, sigma_factor=1.0):
     outputs = np.array(list(itertools.product([-1.0, 1.0], repeat=K)))
     worst = 0.0
     for seed in W_SEEDS:
-        mech = IDPSignRPG(epsilon, delta, k=K, seed=seed)
+        mech = IDPSignRPG(epsilon=epsilon, delta=delta, k=K, seed=seed)
         xu, xv = mech.project(U), mech.project(V)
         mask = np.abs(xu) <= mech.public_parameters(P)["threshold"] * (1 + 1e-9)
         counts = mask.sum(axis=1)
@@ -305,11 +305,11 @@ def test_realised_sensitivities_equal_the_brute_force_maximum(kind, p, k, beta):
 
 
 @pytest.mark.parametrize("factory, kind", [
-    (lambda seed, beta: DPRPGOpt(1.0, 1e-5, beta, k=K, seed=seed), "gaussian"),
-    (lambda seed, beta: DPRPGOptB(1.0, 1e-5, beta, k=K, seed=seed), "rademacher"),
-    (lambda seed, beta: DPRPGOptB(1.0, 1e-5, beta, k=K, seed=seed, projection="uniform"), "uniform"),
-    (lambda seed, beta: DPRPGOptB(1.0, 1e-5, beta, k=K, seed=seed, projection="sparse"), "sparse"),
-    (lambda seed, beta: DPOPORP(1.0, 1e-5, beta, k=K, seed=seed), "oporp"),
+    (lambda seed, beta: DPRPGOpt(epsilon=1.0, delta=1e-5, beta=beta, k=K, seed=seed), "gaussian"),
+    (lambda seed, beta: DPRPGOptB(epsilon=1.0, delta=1e-5, beta=beta, k=K, seed=seed), "rademacher"),
+    (lambda seed, beta: DPRPGOptB(epsilon=1.0, delta=1e-5, beta=beta, k=K, seed=seed, projection="uniform"), "uniform"),
+    (lambda seed, beta: DPRPGOptB(epsilon=1.0, delta=1e-5, beta=beta, k=K, seed=seed, projection="sparse"), "sparse"),
+    (lambda seed, beta: DPOPORP(epsilon=1.0, delta=1e-5, beta=beta, k=K, seed=seed), "oporp"),
 ])
 def test_optimal_gaussian_sigma_meets_delta_exactly_at_the_brute_force_sensitivity(factory, kind):
     """δ(ε) of the Gaussian mechanism (Balle & Wang) at the brute-force Δ₂ equals the target δ."""
@@ -323,10 +323,10 @@ def test_optimal_gaussian_sigma_meets_delta_exactly_at_the_brute_force_sensitivi
 def test_kenthapadi_and_laplace_and_raw_use_the_brute_force_sensitivities():
     for seed in W_SEEDS:
         _, d1, d2 = brute_force_sensitivities("gaussian", P, K, seed, 1.0)
-        sigma = DPRPG(1.0, 1e-5, k=K, seed=seed).public_parameters(P)["sigma"]
+        sigma = DPRPG(epsilon=1.0, delta=1e-5, k=K, seed=seed).public_parameters(P)["sigma"]
         assert sigma == pytest.approx(d2 * math.sqrt(2 * (math.log(1e5) + 1.0)), rel=1e-12)
         assert analytic_gaussian_delta(1.0, sigma, d2) <= 1e-5
-        scale = DPRPL(1.0, k=K, seed=seed).public_parameters(P)["laplace_scale"]
+        scale = DPRPL(epsilon=1.0, k=K, seed=seed).public_parameters(P)["laplace_scale"]
         assert scale == pytest.approx(d1 / 1.0, rel=1e-12)
-    raw_sigma = RawDataGaussianOpt(1.0, 1e-5, 0.5).public_parameters(P)["sigma"]
+    raw_sigma = RawDataGaussianOpt(epsilon=1.0, delta=1e-5, beta=0.5).public_parameters(P)["sigma"]
     assert analytic_gaussian_delta(1.0, raw_sigma, 0.5) == pytest.approx(1e-5, rel=1e-6)

@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 from scipy.optimize import brentq
 
+from privlib.core.randomised_response import binary_flip_probability
 from privlib.projections.estimators import inner_product
 from privlib.projections.quantities import (
     analytic_rp_sigma,
     at_risk_rate_clt,
     delta2_quantile,
     expected_empty_bins,
-    flip_probability,
     keep_probability,
     lemma33_bound,
     lemma37_bound,
@@ -161,8 +161,8 @@ def test_n_plus_formula_and_the_11_9_percent_flip():
     assert n_plus(1024, 512, 1e-6, 10, beta=1.0) == pytest.approx(expected, rel=1e-14)
     # beta and m enter only through r = beta/m.
     assert n_plus(1024, 512, 1e-6, 20, beta=2.0) == pytest.approx(expected, rel=1e-14)
-    assert flip_probability(400 / 200) == pytest.approx(0.1192029, abs=5e-8)
-    assert flip_probability(400 / n_plus(1024, 512, 1e-6, 10)) == pytest.approx(0.1262848, abs=5e-8)
+    assert binary_flip_probability(400 / 200) == pytest.approx(0.1192029, abs=5e-8)
+    assert binary_flip_probability(400 / n_plus(1024, 512, 1e-6, 10)) == pytest.approx(0.1262848, abs=5e-8)
 
 
 def test_n_plus_rejects_m_below_beta():
@@ -177,12 +177,12 @@ def test_n_plus_rejects_m_below_beta():
 def test_keep_probabilities():
     np.testing.assert_allclose(keep_probability([0.1, 1, 2, 5]),
                                [0.5249791875, 0.7310585786, 0.8807970780, 0.9933071491], atol=1e-10)
-    assert keep_probability(math.inf) == 1.0 and flip_probability(math.inf) == 0.0
-    assert keep_probability(0.0) == 0.5 == flip_probability(0.0)
+    assert keep_probability(math.inf) == 1.0 and binary_flip_probability(math.inf) == 0.0
+    assert keep_probability(0.0) == 0.5 == binary_flip_probability(0.0)
     e = np.array([0.3, 7.0, 50.0])
-    np.testing.assert_allclose(keep_probability(e) + flip_probability(e), 1.0, rtol=1e-15)
+    np.testing.assert_allclose(keep_probability(e) + binary_flip_probability(e), 1.0, rtol=1e-15)
     with np.errstate(over="raise"):
-        assert flip_probability(2000.0) == 0.0 or flip_probability(2000.0) < 1e-300
+        assert binary_flip_probability(2000.0) == 0.0 or binary_flip_probability(2000.0) < 1e-300
     with pytest.raises(ValueError):
         keep_probability(-1.0)
 

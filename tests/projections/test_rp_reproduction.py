@@ -14,7 +14,7 @@ over repetitions (SE² = SD_A²/n + SD_B²/n), "A ≈ B" needs |mean(A) − mean
 import numpy as np
 import pytest
 
-from privlib.projections.sweep import privacy_utility_sweep
+from privlib.projections.sweep import CHANCE, NONPRIVATE_RP, NONPRIVATE_SIGNRP, epsilon_index, sweep
 
 pytestmark = pytest.mark.slow
 
@@ -25,7 +25,7 @@ SYNTHETIC = ["raw-data-g-opt", "dp-rp-g", "dp-rp-g-opt", "dp-rp-g-opt-b", "dp-op
 
 
 def stats(sweep, name, eps):
-    values = np.array(sweep.point(name, eps).per_rep)
+    values = sweep.per_repeat(name, "precision")[epsilon_index(sweep, eps)]
     return values.mean(), values.std(ddof=1) / np.sqrt(values.size)
 
 
@@ -49,7 +49,8 @@ def close(sweep_a, a, sweep_b, b, eps, k=4.0) -> bool:
 def near_chance(sweep, name, eps) -> bool:
     """Recovers less than a tenth of the way from chance to the non-private SignRP level."""
     mean, _ = stats(sweep, name, eps)
-    return mean - sweep.chance < 0.1 * (sweep.nonprivate_signrp - sweep.chance)
+    chance = sweep.reference[CHANCE]
+    return mean - chance < 0.1 * (sweep.reference[NONPRIVATE_SIGNRP] - chance)
 
 
 def orderings(t1, t4, eps_small=2.0, eps_large=20.0) -> dict:
@@ -77,7 +78,7 @@ def orderings(t1, t4, eps_small=2.0, eps_large=20.0) -> dict:
         and below(t4, "dp-signoporp-rr", t1, "dp-signoporp-rr", eps_small))
     idp, _ = stats(t1, "idp-signrp-rr", 0.05)
     result["(c) iDP flat from ε = 0.05 to 20"] = _flat(t1)
-    result["(c) iDP at ε = 0.05 near the non-private SignRP level"] = idp > 0.9 * t1.nonprivate_signrp
+    result["(c) iDP at ε = 0.05 near the non-private SignRP level"] = idp > 0.9 * t1.reference[NONPRIVATE_SIGNRP]
     result["(c) iDP at ε = 0.05 above every DP mechanism"] = all(
         below(t1, name, t1, "idp-signrp-rr", 0.05) for name in SYNTHETIC if name != "idp-signrp-rr")
     result["(d) DP-SignRP-RR and Alg 7 near chance for ε ≤ 20"] = all(
@@ -96,9 +97,9 @@ def _flat(sweep) -> bool:
 
 
 def run(dataset, k, reps, queries=None, eps=EPS):
-    t1 = privacy_utility_sweep(dataset, SYNTHETIC, eps, k=k, t=1, reps=reps, seed=0, queries=queries)
-    t4 = privacy_utility_sweep(dataset, ["dp-signoporp-rr", "dp-signoporp-rr-smooth"], eps, k=k, t=4, reps=reps,
-                               seed=0, queries=queries)
+    t1 = sweep(dataset, SYNTHETIC, eps, repeats=reps, seed=0, k=k, t=1, queries=queries)
+    t4 = sweep(dataset, ["dp-signoporp-rr", "dp-signoporp-rr-smooth"], eps, repeats=reps, seed=0, k=k, t=4,
+               queries=queries)
     return t1, t4
 
 
@@ -110,7 +111,7 @@ def test_orderings_a_to_d_hold_on_the_synthetic_data():
     failed = [name for name, ok in held.items() if not ok]
     assert not failed, failed
     # and the sweep is not trivially ordered: the non-private levels are where the spec measured them
-    assert 0.80 < t1.nonprivate_rp < 0.87 and 0.66 < t1.nonprivate_signrp < 0.73
+    assert 0.80 < t1.reference[NONPRIVATE_RP] < 0.87 and 0.66 < t1.reference[NONPRIVATE_SIGNRP] < 0.73
 
 
 def test_record_which_orderings_hold_on_mnist():
@@ -119,8 +120,9 @@ def test_record_which_orderings_hold_on_mnist():
     for k in (32, 48, 128, 256):
         t1, t4 = run("mnist", k, reps=2, queries=200, eps=EPS)
         table[k] = orderings(t1, t4)
-        print(f"MNIST k = {k}: non-private RP {t1.nonprivate_rp:.3f}, SignRP {t1.nonprivate_signrp:.3f}, "
-              f"chance {t1.chance:.4f}")
+        print(f"MNIST k = {k}: non-private RP {t1.reference[NONPRIVATE_RP]:.3f}, "
+              f"SignRP {t1.reference[NONPRIVATE_SIGNRP]:.3f}, "
+              f"chance {t1.reference[CHANCE]:.4f}")
     names = list(table[32])
     print(f"{'ordering':<70}" + "".join(f"{'k=' + str(k):>8}" for k in table))
     for name in names:

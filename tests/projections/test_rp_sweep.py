@@ -1,4 +1,4 @@
-"""The privacy–utility sweep (privlib.projections.sweep): the rp-sweep JSON, determinism, the
+"""The privacy–utility sweep (privlib.projections.sweep): a core SweepResult, the rp-sweep JSON, determinism, the
 retrieval arithmetic against the estimators' reference protocol, and the one-projection-per-
 configuration rule."""
 import json
@@ -7,11 +7,14 @@ import numpy as np
 import pytest
 
 from privlib.core.calibration import analytic_gaussian_sigma
+from privlib.core.mechanism import Guarantee
+from privlib.core.randomised_response import binary_flip_probability
+from privlib.core.sweep import SweepResult
 from privlib.projections import sweep as S
 from privlib.projections.datasets import load_dataset
 from privlib.projections.estimators import precision_at, retrieve, true_neighbours
 from privlib.projections.mechanisms import MECHANISMS, ProjectionMechanism, make_mechanism
-from privlib.projections.quantities import flip_probability, variance_oporp, variance_raw, variance_rp_rademacher
+from privlib.projections.quantities import variance_oporp, variance_raw, variance_rp_rademacher
 
 SPEC_KEYS = {"p", "k", "n_db", "n_queries", "chance", "nonprivate", "results"}
 RESULT_KEYS = {"mechanism", "guarantee", "epsilon", "precision_at_50", "sd"}
@@ -24,13 +27,17 @@ class Identity(ProjectionMechanism):
     label = "identity (no privacy)"
     output = "real"
     kind = None
-    uses_delta = False
+    is_dp = False
+    USES_DELTA = False
+
+    def _guarantee(self):
+        return Guarantee("none", text="no privacy (a test oracle)")
 
     def projections(self, p):
         return ()
 
-    def project(self, X):
-        return self.check_data(X).copy()
+    def _project(self, X):
+        return X.copy()
 
     def _width(self, p):
         return p
@@ -44,16 +51,18 @@ class Identity(ProjectionMechanism):
 
 @pytest.fixture(scope="module")
 def small():
-    return S.privacy_utility_sweep("digits", ["dp-oporp", "dp-signoporp-rr-smooth", "idp-signrp-rr"], (0.5, 5.0),
-                                   k=16, t=1, reps=2, seed=3)
+    return S.sweep("digits", ["dp-oporp", "dp-signoporp-rr-smooth", "idp-signrp-rr"], (0.5, 5.0),
+                   repeats=2, seed=3, k=16, t=1)
 
 
-def test_json_has_the_spec_shape_and_is_valid_json(small):
-    d = small.to_dict()
+def test_result_is_a_sweep_result_and_the_json_has_the_spec_shape(small):
+    assert isinstance(small, SweepResult) and small.metrics == S.METRICS and small.repeats == 2
+    assert small.settings["R"] == 50 and "precision_at_50" not in small.metrics  # R is a setting, not a name
+    d = S.report_dict(small)
     assert SPEC_KEYS <= set(d)
     assert set(d["nonprivate"]) == {"rp", "signrp"}
     assert (d["p"], d["k"], d["n_db"], d["n_queries"]) == (64, 16, 1597, 200)
-    assert d["chance"] == pytest.approx(50 / 1597)
+    assert d["chance"] == pytest.approx(50 / 1597) == small.reference[S.CHANCE]
     assert len(d["results"]) == 3 * 2
     for row in d["results"]:
         assert set(row) == RESULT_KEYS
@@ -63,48 +72,63 @@ def test_json_has_the_spec_shape_and_is_valid_json(small):
     assert all("not DP" in r["guarantee"] for r in idp)
     assert [m["is_dp"] for m in d["mechanisms"]] == [True, True, False]
     json.loads(json.dumps(d, allow_nan=False))  # no NaN or numpy types
+    json.loads(small.to_json())
     # each mean is the mean of its repetitions
-    for pt in small.points:
-        assert pt.precision == pytest.approx(np.mean(pt.per_rep)) and len(pt.per_rep) == 2
+    for row, detail in zip(d["results"], d["details"]):
+        assert row["precision_at_50"] == pytest.approx(np.mean(detail["per_rep"])) and len(detail["per_rep"]) == 2
+    np.testing.assert_allclose(small.mean("dp-oporp", "precision"),
+                               [np.mean(x["per_rep"]) for x in d["details"] if x["mechanism"] == "dp-oporp"],
+                               rtol=1e-14)
 
 
 def test_same_seed_same_result_other_seed_other_result(small):
-    again = S.privacy_utility_sweep("digits", ["dp-oporp", "dp-signoporp-rr-smooth", "idp-signrp-rr"], (0.5, 5.0),
-                                    k=16, t=1, reps=2, seed=3)
-    assert again.to_dict() == small.to_dict()
-    other = S.privacy_utility_sweep("digits", ["dp-oporp"], (5.0,), k=16, reps=2, seed=4)
-    assert other.point("dp-oporp", 5.0).per_rep != small.point("dp-oporp", 5.0).per_rep
+    again = S.sweep("digits", ["dp-oporp", "dp-signoporp-rr-smooth", "idp-signrp-rr"], (0.5, 5.0), repeats=2,
+                    seed=3, k=16, t=1)
+    assert S.report_dict(again) == S.report_dict(small)
+    other = S.sweep("digits", ["dp-oporp"], (5.0,), repeats=2, seed=4, k=16)
+    assert not np.array_equal(other.per_repeat("dp-oporp", "precision")[0],
+                              small.per_repeat("dp-oporp", "precision")[1])
     # a point depends on its own epsilon, not on the rest of the grid
-    alone = S.privacy_utility_sweep("digits", ["dp-signoporp-rr-smooth"], (5.0,), k=16, t=1, reps=2, seed=3)
-    assert alone.point("dp-signoporp-rr-smooth", 5.0) == small.point("dp-signoporp-rr-smooth", 5.0)
+    alone = S.sweep("digits", ["dp-signoporp-rr-smooth"], (5.0,), repeats=2, seed=3, k=16, t=1)
+    np.testing.assert_array_equal(alone.values[0, 0], small.values[1, 1])
+
+
+def test_seeds_are_todays_key_tuples():
+    """The one seeding scheme (core.sweep.child_rng) draws what the sweep drew before it: the tuple
+    (seed, 2, rep, crc32(name), bits of ε) given straight to default_rng."""
+    import zlib
+
+    eps = 0.7
+    old = np.random.default_rng((5, 2, 1, zlib.crc32(b"dp-oporp"), int(np.float64(eps).view(np.uint64))))
+    np.testing.assert_array_equal(S.noise_generator(5, 1, "dp-oporp", eps).random(8), old.random(8))
+    assert S.repetition_seed(5, 1) == int(np.random.SeedSequence((5, 1, 1)).generate_state(1, dtype=np.uint32)[0])
 
 
 def test_a_mechanism_results_do_not_depend_on_the_others(small):
-    alone = [S.privacy_utility_sweep("digits", [name], (0.5, 5.0), k=16, t=1, reps=2, seed=3)
+    alone = [S.sweep("digits", [name], (0.5, 5.0), repeats=2, seed=3, k=16, t=1)
              for name in ("dp-oporp", "dp-signoporp-rr-smooth", "idp-signrp-rr")]
-    assert S.PrivacyUtilitySweep.combine(alone).to_dict() == small.to_dict()
+    assert S.report_dict(S.combine(alone)) == S.report_dict(small)
     with pytest.raises(ValueError, match="differ: k"):
-        S.PrivacyUtilitySweep.combine([alone[0], S.privacy_utility_sweep("digits", ["dp-rp-g"], (0.5, 5.0), k=8,
-                                                                          reps=2, seed=3)])
+        S.combine([alone[0], S.sweep("digits", ["dp-rp-g"], (0.5, 5.0), repeats=2, seed=3, k=8)])
+    with pytest.raises(ValueError, match="in two of the sweeps"):
+        S.combine([alone[0], alone[0]])
 
 
 def test_identity_mechanism_retrieves_every_true_neighbour():
-    result = S.privacy_utility_sweep("digits", [Identity], (0.1, 1.0, 10.0), k=16, reps=2, seed=0)
-    for eps in (0.1, 1.0, 10.0):
-        pt = result.point("identity", eps)
-        assert pt.precision == 1.0 and pt.sd == 0.0
-        assert pt.bits_per_vector == 64 * 64
+    result = S.sweep("digits", [Identity], (0.1, 1.0, 10.0), repeats=2, seed=0, k=16)
+    np.testing.assert_array_equal(result.per_repeat("identity", "precision"), 1.0)
+    assert np.all(result.sd("identity", "precision") == 0.0)
+    np.testing.assert_array_equal(result.per_repeat("identity", "bits_per_vector"), 64 * 64)
 
 
 def test_tiny_epsilon_gives_chance_within_4_standard_errors():
     # sigma*(1e-3, 1e-6, 1) is about 3,600 against coordinates <= 1: the released vectors are noise
-    result = S.privacy_utility_sweep("digits", ["dp-oporp"], (1e-3,), k=16, reps=12, seed=11)
-    per_rep = np.array(result.point("dp-oporp", 1e-3).per_rep)
-    se = per_rep.std(ddof=1) / np.sqrt(per_rep.size)
-    assert abs(per_rep.mean() - result.chance) < 4 * se
+    result = S.sweep("digits", ["dp-oporp"], (1e-3,), repeats=12, seed=11, k=16)
+    mean, se = result.mean("dp-oporp", "precision")[0], result.standard_error("dp-oporp", "precision")[0]
+    assert abs(mean - result.reference[S.CHANCE]) < 4 * se
     # and at a large epsilon the same mechanism is far above chance (the test can fail)
-    high = S.privacy_utility_sweep("digits", ["dp-oporp"], (100.0,), k=16, reps=2, seed=11)
-    assert high.point("dp-oporp", 100.0).precision > 5 * result.chance
+    high = S.sweep("digits", ["dp-oporp"], (100.0,), repeats=2, seed=11, k=16)
+    assert high.mean("dp-oporp", "precision")[0] > 5 * result.reference[S.CHANCE]
 
 
 def test_nonprivate_levels_are_the_estimators_protocol_on_a_gaussian_projection():
@@ -112,13 +136,14 @@ def test_nonprivate_levels_are_the_estimators_protocol_on_a_gaussian_projection(
     from privlib.projections.projection import make_projection
 
     data = load_dataset("digits")
-    result = S.privacy_utility_sweep(data, ["dp-oporp"], (1.0,), k=16, reps=1, seed=5)
+    result = S.sweep(data, ["dp-oporp"], (1.0,), repeats=1, seed=5, k=16)
     X_all = np.concatenate([data.X, data.Q])
     x = make_projection("gaussian", data.p, 16, S.repetition_seed(5, 0)).apply(X_all)
     truth = true_neighbours(data.X, data.Q, 50)
-    assert result.nonprivate_rp == pytest.approx(precision_at(truth, retrieve(x[:1597], x[1597:], 50)), abs=1e-15)
+    assert result.reference[S.NONPRIVATE_RP] == pytest.approx(
+        precision_at(truth, retrieve(x[:1597], x[1597:], 50)), abs=1e-15)
     signs = signs_with_coins(x, np.random.default_rng(0))  # no projection is exactly 0 here
-    assert result.nonprivate_signrp == pytest.approx(
+    assert result.reference[S.NONPRIVATE_SIGNRP] == pytest.approx(
         precision_at(truth, retrieve(signs[:1597], signs[1597:], 50, "hamming")), abs=1e-15)
 
 
@@ -146,7 +171,7 @@ def test_retrieval_precision_equals_the_estimators_on_released_data():
     truth = true_neighbours(data.X, data.Q, 50)
     X_all = np.concatenate([data.X, data.Q])
     for name in ("raw-data-g-opt", "dp-oporp", "dp-signoporp-rr", "dp-signrp-rr-smooth"):
-        mech = make_mechanism(name, epsilon=5.0, k=16, seed=1)
+        mech = make_mechanism(name, epsilon=5.0, delta=1e-6, k=16, seed=1)
         values = mech.release(X_all, np.random.default_rng(2)).values
         metric = "hamming" if mech.output == "sign" else "cosine"
         expected = precision_at(truth, retrieve(values[:1597], values[1597:], 50, metric))
@@ -163,8 +188,8 @@ def test_the_projection_is_computed_once_per_repetition_and_configuration(monkey
         return original(self, X)
 
     monkeypatch.setattr(ProjectionMechanism, "project", counting)
-    S.privacy_utility_sweep("digits", ["dp-rp-g", "dp-rp-g-opt", "dp-signrp-rr", "dp-oporp", "dp-signoporp-rr"],
-                            (0.5, 1.0, 5.0), k=16, t=1, reps=2, seed=0)
+    S.sweep("digits", ["dp-rp-g", "dp-rp-g-opt", "dp-signrp-rr", "dp-oporp", "dp-signoporp-rr"], (0.5, 1.0, 5.0),
+            repeats=2, seed=0, k=16, t=1)
     # Gaussian W (dp-rp-g, dp-rp-g-opt, dp-signrp-rr) and OPORP with t = 1 (dp-oporp, dp-signoporp-rr):
     # two configurations, projected once in each of the two repetitions
     assert calls == ["dp-rp-g", "dp-oporp"] * 2
@@ -172,26 +197,28 @@ def test_the_projection_is_computed_once_per_repetition_and_configuration(monkey
 
 def test_expected_flipped_bits_is_exact_for_randomised_response():
     data = load_dataset("digits")
-    result = S.privacy_utility_sweep(data, ["dp-signoporp-rr"], (0.5, 4.0), k=16, t=2, reps=1, seed=7)
+    result = S.sweep(data, ["dp-signoporp-rr"], (0.5, 4.0), repeats=1, seed=7, k=16, t=2)
     mech = make_mechanism("dp-signoporp-rr", epsilon=0.5, k=16, t=2, seed=S.repetition_seed(7, 0))
     x = mech.project(np.concatenate([data.X, data.Q]))
     zeros = (x == 0).sum(axis=1)  # empty or cancelling bins: coins, wrong half the time
-    for eps in (0.5, 4.0):
-        expected = np.mean((16 - zeros) * flip_probability(eps / 2) + zeros * 0.5)
-        pt = result.point("dp-signoporp-rr", eps)
-        assert pt.expected_flips == pytest.approx(expected, rel=1e-12)
-        assert pt.epsilon_per_bit == pytest.approx(eps / 2) and pt.bits_per_vector == 16
+    for j, eps in enumerate((0.5, 4.0)):
+        expected = np.mean((16 - zeros) * binary_flip_probability(eps / 2) + zeros * 0.5)
+        assert result.per_repeat("dp-signoporp-rr", "expected_flipped_bits")[j, 0] == pytest.approx(expected,
+                                                                                                      rel=1e-12)
+        assert result.per_repeat("dp-signoporp-rr", "epsilon_per_bit")[j, 0] == pytest.approx(eps / 2)
+        assert result.per_repeat("dp-signoporp-rr", "bits_per_vector")[j, 0] == 16
 
 
 def test_table_rows_at_a_grid_epsilon(small):
-    rows = small.table_rows(5.0)
+    rows = S.table_rows(small, 5.0)
     assert [r["name"] for r in rows] == ["dp-oporp", "dp-signoporp-rr-smooth", "idp-signrp-rr"]
     oporp = rows[0]
     assert oporp["sigma"] == pytest.approx(analytic_gaussian_sigma(5.0, 1e-6, 1.0)) and oporp["delta2"] == 1.0
     assert oporp["expected_flips"] is None and oporp["bits"] == 64 * 16
-    assert rows[2]["is_dp"] is False
+    assert oporp["precision"] == pytest.approx(small.mean("dp-oporp", "precision")[1])
+    assert rows[2]["is_dp"] is False and "not DP" in rows[2]["guarantee"]
     with pytest.raises(KeyError):
-        small.table_rows(2.0)
+        S.table_rows(small, 2.0)
 
 
 def test_resolving_mechanisms_and_bad_input():
@@ -202,17 +229,19 @@ def test_resolving_mechanisms_and_bad_input():
         with pytest.raises(ValueError):
             S.resolve_mechanisms(bad)
     with pytest.raises(ValueError, match="repeated"):
-        S.privacy_utility_sweep("digits", "dp-oporp", (1.0, 1.0), k=16, reps=1)
+        S.sweep("digits", "dp-oporp", (1.0, 1.0), repeats=1, k=16)
     with pytest.raises(ValueError, match="t = 3 must divide k"):
-        S.privacy_utility_sweep("digits", "dp-signoporp-rr", (1.0,), k=16, t=3, reps=1)
+        S.sweep("digits", "dp-signoporp-rr", (1.0,), repeats=1, k=16, t=3)
     with pytest.raises(ValueError, match="Unknown dataset"):
-        S.privacy_utility_sweep("cifar", "dp-oporp", (1.0,), k=16, reps=1)
+        S.sweep("cifar", "dp-oporp", (1.0,), repeats=1, k=16)
+    with pytest.raises(ValueError, match="delta"):
+        S.sweep("digits", "dp-signoporp-rr", (1.0,), repeats=1, k=16, delta=0.0)  # checked even for ε-DP ones
 
 
 def test_progress_reaches_one_in_order():
     seen = []
-    S.privacy_utility_sweep("digits", ["dp-oporp", "dp-signoporp-rr"], (1.0, 2.0), k=16, reps=2, seed=0,
-                            progress=lambda f, m: seen.append((f, m)))
+    S.sweep("digits", ["dp-oporp", "dp-signoporp-rr"], (1.0, 2.0), repeats=2, seed=0, k=16,
+            progress=lambda f, m: seen.append((f, m)))
     fractions = [f for f, _ in seen]
     assert fractions == sorted(fractions) and fractions[-1] == 1.0 and len(fractions) == 2 * (1 + 2 * 2)
 
@@ -221,8 +250,8 @@ def test_query_subset_spreads_over_the_queries():
     assert S.query_subset(500, None).tolist() == list(range(500))
     chosen = S.query_subset(500, 10)
     assert chosen.tolist() == [0, 55, 111, 166, 222, 277, 333, 388, 444, 499]
-    result = S.privacy_utility_sweep("mnist", ["dp-oporp"], (5.0,), k=16, reps=1, queries=50)
-    assert result.n_queries == 50
+    result = S.sweep("mnist", ["dp-oporp"], (5.0,), repeats=1, k=16, queries=50)
+    assert result.settings["n_queries"] == 50
     labels = load_dataset("mnist").labels_q[S.query_subset(500, 50)]
     assert np.bincount(labels).tolist() == [5] * 10  # every digit kept
 
@@ -243,5 +272,18 @@ def test_smooth_levels_on_data_are_the_release_diagnostics():
     levels = S.smooth_levels_on_data("digits", 16, t=1, seed=0, rows=100)
     assert set(levels) == {"DP-SignRP-RR-smooth", "DP-SignOPORP-RR-smooth"}
     data = load_dataset("digits")
-    x = make_mechanism("dp-signoporp-rr-smooth", epsilon=1.0, k=16, seed=0).project(data.X[:100])
+    x = make_mechanism("dp-signoporp-rr-smooth", epsilon=1.0, delta=1e-6, k=16, seed=0).project(data.X[:100])
     assert np.array_equal(levels["DP-SignOPORP-RR-smooth"], np.ceil(np.abs(x) / 1.0).astype(np.int64))
+
+
+def test_combining_epsilon_grids_equals_one_sweep_over_their_union(small):
+    names = ["dp-oporp", "dp-signoporp-rr-smooth", "idp-signrp-rr"]
+    parts = [S.sweep("digits", names, (eps,), repeats=2, seed=3, k=16, t=1) for eps in (5.0, 0.5)]
+    merged = S.combine_epsilons(parts)
+    assert merged.epsilons.tolist() == [0.5, 5.0]
+    np.testing.assert_array_equal(merged.values, small.values)
+    assert S.report_dict(merged) == S.report_dict(small)
+    with pytest.raises(ValueError, match="share an epsilon"):
+        S.combine_epsilons([parts[0], parts[0]])
+    with pytest.raises(ValueError, match="differ: settings"):
+        S.combine_epsilons([parts[0], S.sweep("digits", names, (0.5,), repeats=2, seed=3, k=8, t=1)])

@@ -1,8 +1,9 @@
 """Plotly figure builders for the random-projections topic: pure functions from plain numbers and
-arrays (or a sweep's ``to_dict()``) to ``go.Figure``, and the per-mechanism table as a list of dicts.
+arrays (or a sweep's `privlib.core.sweep.SweepResult`) to ``go.Figure``, and the per-mechanism
+table as a list of dicts. Axis, palette, margins and reference lines: `privlib.presentation.style`.
 
 Charts follow Li & Li, "Differential Privacy with Random Projections and Sign Random Projections":
-precision@50 against ε (Figs. 10–13, 15), σ against ε (Fig. 1), the realised Δ₂ against p (Fig. 2),
+precision@R against ε (Figs. 10–13, 15), σ against ε (Fig. 1), the realised Δ₂ against p (Fig. 2),
 the variance ratio R against σ (Fig. 3, eq. 23), estimator variances against ε (eqs. 19–22, Thm
 4.6), P₊ against r (Fig. 4, eq. 26), N₊ against ‖u‖ (Fig. 5, eq. 27), the smooth flipping
 probability (Fig. 6, Alg 7) and the histogram of the smooth levels L_j (Fig. 9). Nothing here
@@ -15,11 +16,13 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
-#: Axis title of every ε axis: the direction of more privacy is always labelled.
-EPSILON_AXIS = "ε  (← smaller ε = more privacy · larger ε = less privacy →)"
+from privlib.core.sweep import SweepResult
+from privlib.presentation.style import EPSILON_AXIS, GREY, layout, palette_colour, reference_line
+from privlib.projections.sweep import CHANCE, NONPRIVATE_RP, NONPRIVATE_SIGNRP, mechanism_facts, precision_label
+
 #: How the charts name individual DP (Alg 9–11): it is NOT differential privacy.
 IDP_NOTE = "individual DP — not DP"
-#: Colours of the mechanisms by CLI name; an unknown name gets the next colour of `PALETTE`.
+#: Colours of the mechanisms by CLI name; an unknown name gets the next colour of the palette.
 MECHANISM_COLOURS = {
     "raw-data-g-opt": "#7f7f7f",
     "dp-rp-g": "#bcbd22",
@@ -35,71 +38,51 @@ MECHANISM_COLOURS = {
     "idp-signrp-g": "#17becf",
     "idp-signrp-rr": "#9edae5",
 }
-PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
-           "#bcbd22", "#17becf")
 NONPRIVATE_COLOURS = {"rp": "#000000", "signrp": "#555555"}
-GREY = "#b0b0b0"
-MARGIN = dict(t=60, b=40, l=60, r=20)
 
 
 def mechanism_colour(name: str, index: int = 0) -> str:
     """The colour of mechanism ``name`` (the same in every chart), or palette entry ``index``."""
-    return MECHANISM_COLOURS.get(name, PALETTE[index % len(PALETTE)])
+    return MECHANISM_COLOURS.get(name, palette_colour(index))
 
 
-def _layout(fig: go.Figure, title: str | None, legend_y: float = -0.3) -> go.Figure:
-    """Title, margins and a horizontal legend below the x-axis title."""
-    fig.update_layout(title=title, margin=MARGIN, legend=dict(orientation="h", y=legend_y, yanchor="top"))
-    return fig
-
-
-def _hline(fig: go.Figure, x, y: float, name: str, colour: str, dash: str, group: str | None = None) -> None:
-    """A horizontal reference line over the x range, as a trace (so it has a legend entry)."""
-    fig.add_trace(go.Scatter(x=[min(x), max(x)], y=[y, y], mode="lines", name=name,
-                             line=dict(color=colour, dash=dash, width=1.8), legendgroup=group,
-                             hovertemplate=f"{name}: %{{y:.3f}}<extra></extra>"))
-
-
-# ---------------------------------------------------------------- 1. precision@50 against epsilon
-def sweep_curves(sweep: dict) -> list[dict]:
-    """The sweep's results (``PrivacyUtilitySweep.to_dict()``) grouped by mechanism, in the order
-    they first appear: [{name, label, guarantee, is_dp, output, epsilon, mean, sd}] with arrays
-    sorted by ε. Labels and flags come from the sweep's "mechanisms" list when present."""
-    meta = {m["name"]: m for m in sweep.get("mechanisms", [])}
-    grouped: dict[str, list] = {}
-    for row in sweep["results"]:
-        grouped.setdefault(row["mechanism"], []).append(row)
+# ---------------------------------------------------------------- 1. precision@R against epsilon
+def sweep_curves(result: SweepResult) -> list[dict]:
+    """The sweep's curves, one per mechanism in the sweep's order: [{name, label, guarantee, is_dp,
+    output, epsilon, mean, sd}] with the mean precision@R and its SD over the repetitions per ε
+    (the guarantee is the one at the smallest ε)."""
+    facts = mechanism_facts(result)
+    order = np.argsort(result.epsilons, kind="stable")
     curves = []
-    for name, rows in grouped.items():
-        rows = sorted(rows, key=lambda r: r["epsilon"])
-        info = meta.get(name, {})
+    for name in result.mechanisms:
+        info = facts[name]
         curves.append({
             "name": name,
-            "label": info.get("label", name),
-            "guarantee": rows[0]["guarantee"],
-            "is_dp": bool(info.get("is_dp", "not DP" not in rows[0]["guarantee"])),
-            "output": info.get("output"),
-            "epsilon": np.array([r["epsilon"] for r in rows], dtype=float),
-            "mean": np.array([r["precision_at_50"] for r in rows], dtype=float),
-            "sd": np.array([r["sd"] for r in rows], dtype=float),
+            "label": result.label(name),
+            "guarantee": result.guarantees[name][int(order[0])],
+            "is_dp": bool(info["is_dp"]),
+            "output": info["output"],
+            "epsilon": np.asarray(result.epsilons, dtype=float)[order],
+            "mean": result.mean(name, "precision")[order],
+            "sd": result.sd(name, "precision")[order],
         })
     return curves
 
 
-def precision_vs_epsilon(sweep: dict, chosen_epsilon: float | None = None, title: str | None = None,
-                         metric: str = "precision@50") -> go.Figure:
+def precision_vs_epsilon(result: SweepResult, chosen_epsilon: float | None = None, title: str | None = None,
+                         metric: str | None = None) -> go.Figure:
     """precision@R against ε on a log axis, one line per mechanism (Figs. 10–13, 15).
 
-    ``sweep`` is a sweep's ``to_dict()``: {chance, nonprivate: {rp, signrp}, results: [{mechanism,
-    guarantee, epsilon, precision_at_50, sd}], mechanisms: [{name, label, is_dp, ...}] (optional),
-    reps (optional)}. Error bars are ± one SD over the repetitions. The non-private RP and SignRP
-    levels are dashed, chance (R/n_db) dotted grey; individual-DP mechanisms are dotted and their
-    legend says "individual DP — not DP". ``chosen_epsilon`` draws a vertical line and a marker
-    on every curve at that ε (where the sweep has it)."""
-    curves = sweep_curves(sweep)
+    ``result``: a sweep (`privlib.projections.sweep.sweep`); ``metric`` the y-axis title (default
+    "precision@R" with the sweep's R). Error bars are ± one SD over the repetitions. The
+    non-private RP and SignRP levels are dashed, chance (R/n_db) dotted grey; individual-DP
+    mechanisms are dotted and their legend says "individual DP — not DP". ``chosen_epsilon``
+    draws a vertical line and a marker on every curve at that ε (where the sweep has it)."""
+    metric = metric or precision_label(result)
+    curves = sweep_curves(result)
     fig = go.Figure()
     all_eps = np.concatenate([c["epsilon"] for c in curves]) if curves else np.array([0.1, 100.0])
-    reps = sweep.get("reps")
+    repeats = result.repeats
     for i, c in enumerate(curves):
         colour = mechanism_colour(c["name"], i)
         label = c["label"] if c["is_dp"] else f"{c['label']} ({IDP_NOTE})"
@@ -110,17 +93,16 @@ def precision_vs_epsilon(sweep: dict, chosen_epsilon: float | None = None, title
             error_y=dict(type="data", array=c["sd"], visible=True, thickness=1, width=3, color=colour),
             customdata=np.stack([c["sd"]], axis=1),
             hovertemplate=f"{label}<br>{c['guarantee']}<br>ε = %{{x:g}}<br>{metric} %{{y:.3f}} "
-                          f"± %{{customdata[0]:.3f}} (SD{f' over {reps} reps' if reps else ''})<extra></extra>",
+                          f"± %{{customdata[0]:.3f}} (SD over {repeats} repetitions)<extra></extra>",
         ))
-    nonprivate = sweep.get("nonprivate", {})
-    if nonprivate.get("rp") is not None:
-        _hline(fig, all_eps, nonprivate["rp"], f"non-private RP ({nonprivate['rp']:.3f})",
-               NONPRIVATE_COLOURS["rp"], "dash")
-    if nonprivate.get("signrp") is not None:
-        _hline(fig, all_eps, nonprivate["signrp"], f"non-private SignRP ({nonprivate['signrp']:.3f})",
-               NONPRIVATE_COLOURS["signrp"], "longdash")
-    if sweep.get("chance") is not None:
-        _hline(fig, all_eps, sweep["chance"], f"chance ({sweep['chance']:.3f})", GREY, "dot")
+    rp, signrp, chance = (result.reference.get(key) for key in (NONPRIVATE_RP, NONPRIVATE_SIGNRP, CHANCE))
+    if rp is not None:
+        reference_line(fig, all_eps, rp, f"non-private RP ({rp:.3f})", NONPRIVATE_COLOURS["rp"], "dash")
+    if signrp is not None:
+        reference_line(fig, all_eps, signrp, f"non-private SignRP ({signrp:.3f})", NONPRIVATE_COLOURS["signrp"],
+                       "longdash")
+    if chance is not None:
+        reference_line(fig, all_eps, chance, f"chance ({chance:.3f})", GREY, "dot")
     if chosen_epsilon is not None:
         # plotly.js places shapes on a log axis by data value, but annotations by log10 value
         fig.add_vline(x=chosen_epsilon, line=dict(color="#444444", width=1, dash="dot"))
@@ -142,7 +124,7 @@ def precision_vs_epsilon(sweep: dict, chosen_epsilon: float | None = None, title
         lo, hi = min(lo, math.log10(chosen_epsilon)), max(hi, math.log10(chosen_epsilon))
     fig.update_xaxes(type="log", title=EPSILON_AXIS, range=[lo - 0.08, hi + 0.08])
     fig.update_yaxes(title=metric, range=[0, 1.02])
-    return _layout(fig, title, legend_y=-0.3)
+    return layout(fig, title, legend_y=-0.3)
 
 
 # ---------------------------------------------------------------- 2. sigma against epsilon (Fig. 1)
@@ -157,7 +139,7 @@ def sigma_vs_epsilon(epsilons, series: list[dict], title: str | None = None) -> 
     for i, s in enumerate(series):
         sigma = np.asarray(s["sigma"], dtype=float)
         valid = np.ones(eps.shape, bool) if s.get("valid") is None else np.asarray(s["valid"], bool)
-        colour = s.get("colour", PALETTE[i % len(PALETTE)])
+        colour = s.get("colour", palette_colour(i))
         dash = s.get("dash", "solid")
         if valid.any():
             fig.add_trace(go.Scatter(x=eps[valid], y=sigma[valid], mode="lines", name=s["label"],
@@ -173,7 +155,7 @@ def sigma_vs_epsilon(epsilons, series: list[dict], title: str | None = None) -> 
                                                    f"<br>σ = %{{y:.4g}}<extra></extra>"))
     fig.update_xaxes(type="log", title=EPSILON_AXIS)
     fig.update_yaxes(type="log", title="noise standard deviation σ", exponentformat="power")
-    return _layout(fig, title)
+    return layout(fig, title)
 
 
 # ---------------------------------------------------------------- 3. realised Delta_2 against p (Fig. 2)
@@ -184,7 +166,7 @@ def delta2_vs_p(ps, series: dict, k: int | None = None, title: str | None = None
     ps = np.asarray(ps, dtype=float)
     fig = go.Figure()
     for i, (label, values) in enumerate(series.items()):
-        colour = PALETTE[i % len(PALETTE)]
+        colour = palette_colour(i)
         if isinstance(values, (tuple, list)) and len(values) == 3 and np.ndim(values[0]) == 1:
             mid, lo, hi = (np.asarray(v, dtype=float) for v in values)
             fig.add_trace(go.Scatter(x=np.concatenate([ps, ps[::-1]]), y=np.concatenate([hi, lo[::-1]]),
@@ -197,7 +179,7 @@ def delta2_vs_p(ps, series: dict, k: int | None = None, title: str | None = None
                                  hovertemplate=f"{label}<br>p = %{{x:,}}<br>Δ₂ = %{{y:.4f}}<extra></extra>"))
     fig.update_xaxes(type="log", title="data dimension p")
     fig.update_yaxes(title=f"realised Δ₂ (β = 1{f', k = {k}' if k else ''})")
-    return _layout(fig, title)
+    return layout(fig, title)
 
 
 # ---------------------------------------------------------------- 4. variance ratio R against sigma (Fig. 3)
@@ -208,13 +190,13 @@ def variance_ratio_vs_sigma(sigmas, series: dict, title: str | None = None) -> g
     fig = go.Figure()
     for i, (label, values) in enumerate(series.items()):
         fig.add_trace(go.Scatter(x=sigmas, y=np.asarray(values, dtype=float), mode="lines", name=label,
-                                 line=dict(color=PALETTE[i % len(PALETTE)], width=2,
+                                 line=dict(color=palette_colour(i), width=2,
                                            dash="solid" if i % 2 == 0 else "dash"),
                                  hovertemplate=f"{label}<br>σ = %{{x:.3g}}<br>R = %{{y:.3g}}<extra></extra>"))
-    _hline(fig, sigmas, 1.0, "R = 1: equal variance", GREY, "dot")
+    reference_line(fig, sigmas, 1.0, "R = 1: equal variance", GREY, "dot")
     fig.update_xaxes(type="log", title="noise standard deviation σ", exponentformat="power")
     fig.update_yaxes(type="log", title="R = Var(raw) / Var(projected)  (eq. 23)", exponentformat="power")
-    return _layout(fig, title)
+    return layout(fig, title)
 
 
 # ---------------------------------------------------------------- 5. estimator variances against epsilon
@@ -230,12 +212,12 @@ def variance_vs_epsilon(epsilons, closed_form: dict, monte_carlo: dict | None = 
     fig = go.Figure()
     colours = {}
     for i, (label, values) in enumerate(closed_form.items()):
-        colours[label] = PALETTE[i % len(PALETTE)]
+        colours[label] = palette_colour(i)
         fig.add_trace(go.Scatter(x=eps, y=np.asarray(values, dtype=float), mode="lines", name=f"{label} (closed form)",
                                  line=dict(color=colours[label], width=2), legendgroup=label,
                                  hovertemplate=f"{label}<br>ε = %{{x:g}}<br>%{{y:.4g}}<extra>closed form</extra>"))
     for j, (label, (mc_eps, values, se)) in enumerate((monte_carlo or {}).items()):
-        colour = colours.get(label, PALETTE[(len(colours) + j) % len(PALETTE)])
+        colour = colours.get(label, palette_colour(len(colours) + j))
         fig.add_trace(go.Scatter(x=np.asarray(mc_eps, dtype=float), y=np.asarray(values, dtype=float), mode="markers",
                                  name=f"{label} (Monte Carlo ± 2 SE)", legendgroup=label,
                                  marker=dict(color=colour, size=8, symbol="x"),
@@ -243,7 +225,7 @@ def variance_vs_epsilon(epsilons, closed_form: dict, monte_carlo: dict | None = 
                                  hovertemplate=f"{label}<br>ε = %{{x:g}}<br>%{{y:.4g}}<extra>Monte Carlo</extra>"))
     fig.update_xaxes(type="log", title=EPSILON_AXIS)
     fig.update_yaxes(type="log" if log_y else "linear", title=y_title, exponentformat="power")
-    return _layout(fig, title)
+    return layout(fig, title)
 
 
 # ---------------------------------------------------------------- 6. P+ against r (Fig. 4), N+ against ||u|| (Fig. 5)
@@ -254,11 +236,11 @@ def p_plus_vs_r(r, series: dict, title: str | None = None) -> go.Figure:
     fig = go.Figure()
     for i, (label, values) in enumerate(series.items()):
         fig.add_trace(go.Scatter(x=r, y=np.asarray(values, dtype=float), mode="lines", name=label,
-                                 line=dict(color=PALETTE[i % len(PALETTE)], width=2),
+                                 line=dict(color=palette_colour(i), width=2),
                                  hovertemplate=f"{label}<br>r = %{{x:.3g}}<br>P₊ = %{{y:.4f}}<extra></extra>"))
     fig.update_xaxes(title="r = β / m  (adjacency bound / public lower bound on ‖u‖)")
     fig.update_yaxes(title="P₊(r, p): probability a bit is at risk", range=[0, 1])
-    return _layout(fig, title)
+    return layout(fig, title)
 
 
 def n_plus_vs_norm(norms, series: dict, k: int, title: str | None = None) -> go.Figure:
@@ -268,12 +250,12 @@ def n_plus_vs_norm(norms, series: dict, k: int, title: str | None = None) -> go.
     fig = go.Figure()
     for i, (label, values) in enumerate(series.items()):
         fig.add_trace(go.Scatter(x=norms, y=np.asarray(values, dtype=float), mode="lines", name=label,
-                                 line=dict(color=PALETTE[i % len(PALETTE)], width=2),
+                                 line=dict(color=palette_colour(i), width=2),
                                  hovertemplate=f"{label}<br>‖u‖ = %{{x:.3g}}<br>N₊ = %{{y:.1f}}<extra></extra>"))
-    _hline(fig, norms, float(k), f"k = {k} (every bit at risk)", GREY, "dash")
+    reference_line(fig, norms, float(k), f"k = {k} (every bit at risk)", GREY, "dash")
     fig.update_xaxes(title="‖u‖ (the public lower bound m on the data norm)")
     fig.update_yaxes(title="N₊: bits at risk (eq. 27)", rangemode="tozero")
-    return _layout(fig, title)
+    return layout(fig, title)
 
 
 # ---------------------------------------------------------------- 7. flip probability against |projection| (Figs. 6, 9)
@@ -289,7 +271,7 @@ def flip_probability_vs_projection(z, smooth, rr_level: float, local=None, D: fl
                              name="smooth flipping (Alg 7/8)", line=dict(color=MECHANISM_COLOURS["dp-signrp-rr-smooth"],
                                                                           width=2.5),
                              hovertemplate="|z| = %{x:.3g}<br>flip %{y:.4f}<extra>smooth</extra>"))
-    _hline(fig, z, rr_level, f"randomised response ({rr_level:.4f})", MECHANISM_COLOURS["dp-signrp-rr"], "dash")
+    reference_line(fig, z, rr_level, f"randomised response ({rr_level:.4f})", MECHANISM_COLOURS["dp-signrp-rr"], "dash")
     if local is not None:
         fig.add_trace(go.Scatter(x=z, y=np.asarray(local, dtype=float), mode="lines", line_shape="hv",
                                  name="local flipping (only where a neighbour can flip the sign)",
@@ -297,7 +279,7 @@ def flip_probability_vs_projection(z, smooth, rr_level: float, local=None, D: fl
                                  hovertemplate="|z| = %{x:.3g}<br>flip %{y:.4f}<extra>local</extra>"))
     fig.update_xaxes(title=f"|projected value| (step every D = {D:g})")
     fig.update_yaxes(title="probability the released bit is flipped", range=[0, 0.55])
-    return _layout(fig, title or (f"Flip probability at ε = {epsilon:g}" if epsilon else None))
+    return layout(fig, title or (f"Flip probability at ε = {epsilon:g}" if epsilon else None))
 
 
 def smooth_level_histogram(levels: dict, title: str | None = None, max_level: int = 30) -> go.Figure:
@@ -309,12 +291,12 @@ def smooth_level_histogram(levels: dict, title: str | None = None, max_level: in
         values = np.minimum(np.asarray(values, dtype=np.int64).ravel(), max_level)
         counts = np.bincount(values, minlength=max_level + 1)
         fig.add_trace(go.Bar(x=np.arange(counts.size), y=counts / max(values.size, 1), name=label,
-                             marker_color=PALETTE[i % len(PALETTE)], opacity=0.7,
+                             marker_color=palette_colour(i), opacity=0.7,
                              hovertemplate=f"{label}<br>L = %{{x}}<br>%{{y:.1%}} of bits<extra></extra>"))
     fig.update_layout(barmode="overlay", bargap=0.05)
     fig.update_xaxes(title=f"smooth level L_j = ⌈|z_j| / D_j⌉  (≥ {max_level} pooled)")
     fig.update_yaxes(title="fraction of bits", tickformat=".0%")
-    return _layout(fig, title)
+    return layout(fig, title)
 
 
 # ---------------------------------------------------------------- 8. the per-mechanism table
@@ -338,7 +320,7 @@ def mechanism_table(rows: list[dict], precision_label: str = "precision@50") -> 
 
     Each input row: {label, guarantee, is_dp, sigma, eps_per_bit, laplace_scale (each or None), delta2 (or
     None), expected_flips (or None), bits (int)} and optionally precision (a column
-    ``precision_label`` is then added), e.g. ``PrivacyUtilitySweep.table_rows(ε)``."""
+    ``precision_label`` is then added), e.g. ``privlib.projections.sweep.table_rows(result, ε)``."""
     table = []
     for r in rows:
         if r.get("sigma") is not None:
@@ -459,11 +441,12 @@ def flip_chart(epsilon: float, per_level_budget: float, D: float = 1.0, levels: 
     """Fig. 6: the smooth flipping probability 1/(e^{⌈|z|/D⌉·b} + 1) against |z|, with b the
     budget per level (DP-SignOPORP-RR-smooth: ε/t with D = β; DP-SignRP-RR-smooth: ε/k), against
     the randomised-response level 1/(e^b + 1) and the local level (RR where |z| < D, 0 beyond)."""
-    from privlib.projections.quantities import flip_probability, smooth_flip_probability
+    from privlib.core.randomised_response import binary_flip_probability
+    from privlib.projections.quantities import smooth_flip_probability
 
     z = np.linspace(0.0, levels * D, 601)[1:]
     smooth = smooth_flip_probability(z, D, per_level_budget, 1)
-    rr = flip_probability(per_level_budget)
+    rr = binary_flip_probability(per_level_budget)
     local = np.where(z <= D, rr, 0.0)
     return flip_probability_vs_projection(z, smooth, rr, local, D=D, epsilon=epsilon, title=title)
 
