@@ -28,7 +28,9 @@ from timing import machine_info, timed
 
 from privlib.label_dp.datasets import load_dataset
 from privlib.label_dp.models import LOGISTIC_C, LOGISTIC_MAX_ITER
-from privlib.label_dp.retraining import DEFAULT_EPSILONS, MODES, accuracy_sweep, retrain
+from privlib.label_dp.mechanisms import RR
+from privlib.label_dp.retraining import MODES, retrain
+from privlib.label_dp.sweep import DEFAULT_EPSILONS, repeat_rng, sweep
 
 REPEATS = 5
 SEED = 1000
@@ -45,9 +47,10 @@ def naive_sweep(data, epsilons, repeats, seed):
         for r in range(repeats):
             for i, eps in enumerate(epsilons):
                 for mode in MODES[1:]:
-                    run = retrain(data, "logistic", float(eps), mode, "rr", False, seed + r, modes=("none", mode))
+                    run = retrain(data, RR(epsilon=float(eps)), "logistic", mode, modes=("baseline", mode),
+                                  rng=repeat_rng(seed, r, "rr"))
                     accuracy[mode][r, i] = run.accuracy[mode]
-                    accuracy["none"][r, i] = run.accuracy["none"]
+                    accuracy["baseline"][r, i] = run.accuracy["baseline"]
     return accuracy
 
 
@@ -57,7 +60,6 @@ def plain_fit_seconds(data, epsilons, fits_per_epsilon: int, threads: int | None
     from sklearn.linear_model import LogisticRegression
     from threadpoolctl import threadpool_limits
 
-    from privlib.label_dp.retraining import noisy_labels
 
     def fit(y):
         return lambda: LogisticRegression(C=LOGISTIC_C, solver="lbfgs", max_iter=LOGISTIC_MAX_ITER).fit(data.X_train, y)
@@ -66,7 +68,7 @@ def plain_fit_seconds(data, epsilons, fits_per_epsilon: int, threads: int | None
     with threadpool_limits(limits=threads):
         total = timed(fit(y), repeats)[0]
         for eps in epsilons:
-            labels = noisy_labels(y, data.classes, float(eps), np.random.default_rng(SEED))
+            labels = RR(epsilon=float(eps)).release(None, y, data.classes, SEED).labels
             total += timed(fit(labels), repeats)[0] * fits_per_epsilon
     return total
 
@@ -100,15 +102,15 @@ def main():
     epsilons = DEFAULT_EPSILONS
     cells = len(epsilons) * REPEATS
     print(f"\nSweep: {len(epsilons)} ε {tuple(epsilons)} × {REPEATS} repetitions × every variant "
-          f"{MODES}, logistic regression (C = {LOGISTIC_C:g}), RR seeds {SEED}..{SEED + REPEATS - 1}", flush=True)
-    seconds, times, sweep = timed(lambda: accuracy_sweep(data, "logistic", epsilons, MODES, REPEATS, SEED, "rr"),
-                                  args.repeats)
+          f"{MODES}, logistic regression (C = {LOGISTIC_C:g}), RR, seed {SEED}", flush=True)
+    seconds, times, result = timed(lambda: sweep(data, "rr", epsilons, repeats=REPEATS, seed=SEED, model="logistic"),
+                                   args.repeats)
     fits = cells * len(MODES) + 1  # a baseline and three refits per cell, one non-private fit
     verdict = "within" if seconds <= TARGET_SECONDS else "OVER"
-    print(f"  privlib accuracy_sweep: {seconds:.2f} s (runs: {', '.join(f'{x:.2f}' for x in times)}), {fits} fits, "
+    print(f"  privlib label_dp sweep: {seconds:.2f} s (runs: {', '.join(f'{x:.2f}' for x in times)}), {fits} fits, "
           f"{verdict} the {TARGET_SECONDS:g} s target", flush=True)
     for mode in MODES:
-        print(f"    {mode:<11}" + " ".join(f"{m:.3f}" for m in sweep.mean(mode)), flush=True)
+        print(f"    {mode:<11}" + " ".join(f"{m:.3f}" for m in result.mean(mode)), flush=True)
 
     plain = plain_fit_seconds(data, epsilons, REPEATS * len(MODES), 1)
     print(f"  baseline 1, plain sklearn fits (one LogisticRegression fit per ε, single-threaded) × {fits} fits: "
@@ -123,7 +125,7 @@ def main():
         naive = naive_sweep(data, epsilons, REPEATS, SEED)
         naive_seconds = time.perf_counter() - t
         naive_fits = cells * 2 * (len(MODES) - 1)
-        same = all(np.allclose(naive[m], sweep.accuracy[m], equal_nan=True) for m in MODES)
+        same = all(np.allclose(naive[m], result.per_repeat(m).T, equal_nan=True) for m in MODES)
         print(f"  baseline 2, naive sweep (baseline refitted per variant, single-threaded): {naive_seconds:.2f} s, "
               f"{naive_fits} fits; speed-up {naive_seconds / seconds:.2f}x; same accuracies: {same}", flush=True)
     if args.page:

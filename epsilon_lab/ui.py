@@ -118,15 +118,18 @@ def plotly_warmup():
 
 
 def epsilon_slider(label: str = "ε (epsilon)", key: str = "epsilon", default: float = 10.0,
-                   help: str = EPSILON_HELP) -> float:
+                   help: str = EPSILON_HELP, options=EPSILON_STEPS, format_func=None) -> float:
     """A log-scale epsilon slider whose labels say which direction means more privacy; ``help``:
-    the topic's own sentence (e.g. what a text of m words spends)."""
-    options = list(EPSILON_STEPS)
+    the topic's own sentence (e.g. what a text of m words spends); ``options``: the values offered
+    (e.g. the ε grid a page's sweep covers, so that moving ε reruns nothing); ``format_func``: how a
+    value is shown (default ``f"{v:g}"``)."""
+    options = list(options)
     current = st.session_state.get(key, default)
     if current not in options:  # e.g. a shared link with another epsilon
         options = sorted(set(options) | {current})
     st.session_state[key] = current
-    value = st.select_slider(label, options=options, key=key, format_func=lambda v: f"{v:g}", help=help)
+    value = st.select_slider(label, options=options, key=key, format_func=format_func or (lambda v: f"{v:g}"),
+                             help=help)
     st.caption("← more privacy (more noise) · · · less privacy (less noise) →")
     return float(value)
 

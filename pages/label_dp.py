@@ -2,7 +2,6 @@
 (Das et al., "Retraining with Predicted Hard Labels Provably Increases Model Accuracy"; the LP-2ST
 baseline of Ghazi et al. 2021). The sweep covers a whole ε grid: moving ε only moves the markers
 and picks the run the scatter chart shows."""
-import json
 import math
 
 import numpy as np
@@ -11,20 +10,28 @@ import streamlit as st
 from epsilon_lab import ui
 from privlib.core.randomised_response import RandomisedResponse
 from privlib.label_dp import theory
-from privlib.label_dp.datasets import COMPLIANT_LAW, MAX_DIGIT_CLASSES, TWO_POINT_LAW, load_dataset
-from privlib.label_dp.models import LOGISTIC_C
-from privlib.label_dp.retraining import MODES, accuracy_sweep, gain_grid, retrain
+from privlib.label_dp.datasets import (
+    COMPLIANT_LAW,
+    DATASET_LABELS,
+    DATASET_PARAMETERS,
+    MAX_DIGIT_CLASSES,
+    SYNTHETIC_DATASETS,
+    TWO_POINT_LAW,
+    default_model,
+    default_repeats,
+    load_dataset,
+)
+from privlib.label_dp.mechanisms import MECHANISMS
+from privlib.label_dp.models import LOGISTIC_C, MODELS
+from privlib.label_dp.retraining import MODE_LABELS, RETRAINING_MODES
+from privlib.label_dp.sweep import gain_grid, sweep, sweep_run
 from privlib.presentation.label_dp import figures
 
 LN_1_5 = math.log(1.5)  # binary flip probability p = 0.4 (the paper's Fig. 1)
 #: The ε grid of the sweep and the values of the slider (moving ε reruns no sweep).
 EPSILONS = (0.05, 0.1, 0.25, LN_1_5, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0)
-DATASETS = {"fig1": "Fig. 1 mixture (App. A)", "twopoint": "two-point theory law (§4, our addition)",
-            "digits": "digits (scikit-learn, 8 × 8, C = 2–10)", "mnist": "MNIST (5,000 images, C = 2–10)"}
-MODELS = {"centroid": "centroid (eq. 2)", "least_squares": "least squares", "logistic": "logistic regression",
-          "knn": "k-NN (k = 10, leave-one-out)"}
-BASELINES = {"rr": "randomised response (RR)", "lp2st": "LP-2ST (RRWithPrior, 2 stages)"}
-VARIANTS = {"none": "none (baseline only)", "full": "full", "consensus": "consensus", "confidence": "confidence"}
+MODEL_LABELS = {name: cls.label for name, cls in MODELS.items()}
+RANDOMISER_LABELS = {name: cls.label for name, cls in MECHANISMS.items()}
 SEPARATIONS = (0.1, 0.2, 0.3, 0.5, 0.75, 1.0)  # Δ of the heat map
 DELTA_CHOICES = (0.1, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0)
 N_CHOICES = (100, 200, 300, 500, 1000, 3000)
@@ -43,25 +50,21 @@ PRESETS = {
     "d = 2, Δ = 0.3 (retraining helps)": dict(ldp_dataset="fig1", ldp_delta=0.3, ldp_n=200, ldp_d=2),
     "d = 2, Δ = 0.2 (retraining hurts)": dict(ldp_dataset="fig1", ldp_delta=0.2, ldp_n=200, ldp_d=2),
 }
-PRESET_COMMON = dict(ldp_epsilon=LN_1_5, ldp_model="centroid", ldp_baseline="rr", ldp_variant="full",
-                     ldp_fresh=False, ldp_repeats=20)
-DEFAULTS = dict(ldp_dataset="fig1", ldp_delta=0.5, ldp_n=300, ldp_d=50, ldp_epsilon=LN_1_5, ldp_model="centroid",
-                ldp_baseline="rr", ldp_variant="consensus", ldp_fresh=False, ldp_repeats=20, ldp_seed=1000,
-                ldp_classes=MAX_DIGIT_CLASSES)
+PRESET_COMMON = dict(ldp_epsilon=LN_1_5, ldp_model=default_model("fig1"), ldp_randomiser="rr", ldp_variant="full",
+                     ldp_fresh=False, ldp_repeats=default_repeats("fig1"))
+DEFAULTS = dict(ldp_dataset="fig1", ldp_delta=0.5, ldp_n=300, ldp_d=50, ldp_epsilon=LN_1_5,
+                ldp_model=default_model("fig1"), ldp_randomiser="rr", ldp_variant="consensus", ldp_fresh=False,
+                ldp_repeats=default_repeats("fig1"), ldp_seed=1000, ldp_classes=MAX_DIGIT_CLASSES)
 
 
 def epsilon_label(value: float) -> str:
     return "0.405 (ln 1.5)" if value == LN_1_5 else f"{value:g}"
 
 
-def data_key(name: str, delta: float, n: int, d: int, classes: int = MAX_DIGIT_CLASSES) -> tuple:
-    """The loader arguments of the chosen dataset, hashable for caching (the sweep's cache key): Δ, n,
-    d for the synthetic datasets (always C = 2), the number of digit classes C for digits and MNIST."""
-    if name == "fig1":
-        return name, (("delta_sep", float(delta)), ("n", int(n)), ("d", int(d)))
-    if name == "twopoint":
-        return name, (("n", int(n)), ("d", int(d)))
-    return name, (("classes", int(classes)),)
+def data_key(name: str, widgets: dict) -> tuple:
+    """The loader arguments the chosen dataset takes (`DATASET_PARAMETERS`) from the widgets' values,
+    hashable for caching (the sweep's cache key)."""
+    return name, tuple((key, widgets[key]) for key in DATASET_PARAMETERS[name])
 
 
 def dataset_of(key: tuple):
@@ -70,21 +73,22 @@ def dataset_of(key: tuple):
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def cached_sweep(key, model, baseline, fresh, repeats, seed):
-    """Every variant over the whole ε grid (`accuracy_sweep`), behind a progress bar."""
+def cached_sweep(key, model, randomiser, fresh, repeats, seed):
+    """Every mode over the whole ε grid (`sweep`), behind a progress bar."""
     data = dataset_of(key)
     return ui.with_progress_bar(
         f"Training on randomised labels: {len(EPSILONS)} values of ε × {repeats} runs, every retraining variant:",
-        lambda progress: accuracy_sweep(data, model, EPSILONS, MODES, repeats, seed, baseline, fresh_unlabelled=fresh,
-                                        progress=lambda done, total: progress(done / total, f"{done} of {total}")))
+        lambda progress: sweep(data, randomiser, EPSILONS, repeats=repeats, seed=seed, progress=progress, model=model,
+                               fresh_unlabelled=fresh))
 
 
 @st.cache_data(show_spinner="Training the run at this ε …", max_entries=64)
-def cached_run(key, model, baseline, fresh, seed, epsilon, variant):
-    """The first run of the sweep at ε (same seed, same labels) as a scatter chart and its numbers."""
+def cached_run(key, model, randomiser, fresh, seed, epsilon, variant):
+    """The first run of the sweep at ε (same data, same labels) as a scatter chart and its numbers."""
     data = dataset_of(key)
-    run = retrain(data, model, epsilon, variant, baseline, fresh, seed, modes=("none", variant))
-    title = f"One run at ε = {epsilon:.3g} (seed {seed}): {data.n:,} training points"
+    run = sweep_run(data, randomiser, epsilon, seed=seed, model=model, mode=variant, modes=("baseline", variant),
+                    fresh_unlabelled=fresh)
+    title = f"One run at ε = {epsilon:.3g} (seed {seed}, first repetition): {data.n:,} training points"
     numbers = {"accuracy": dict(run.accuracy), "flipped": int(run.flipped.sum()), "n": int(run.flipped.size),
                "given": run.given_label_accuracy, "predicted": run.predicted_label_accuracy,
                "consensus": run.consensus_label_accuracy, "fraction": run.consensus_fraction,
@@ -93,11 +97,11 @@ def cached_run(key, model, baseline, fresh, seed, epsilon, variant):
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def cached_gain_grid(n, d, model, baseline, variant, repeats, seed):
+def cached_gain_grid(n, d, model, randomiser, variant, repeats, seed):
     """Mean gain of ``variant`` over the baseline on the Fig. 1 mixture for each separation Δ and ε."""
     def compute(progress):
-        grid = gain_grid(SEPARATIONS, EPSILONS, model, variant, repeats, seed, n=n, d=d, baseline=baseline,
-                         progress=lambda done, total: progress(done / total, f"{done:,} of {total:,} runs"))
+        grid = gain_grid(SEPARATIONS, EPSILONS, model, variant, repeats, seed, n=n, d=d, randomiser=randomiser,
+                         progress=progress)
         return grid.mean_gain
 
     return ui.with_progress_bar("Heat map: retraining gain over ε and Δ:", compute)
@@ -120,11 +124,9 @@ def apply_preset(name: str) -> None:
 
 
 def dataset_changed() -> None:
-    """Fast defaults per dataset: the centroid on the synthetic data, logistic regression and 5 runs
-    on the real data (a logistic fit takes 0.05–0.3 s)."""
-    real = st.session_state["ldp_dataset"] in ("digits", "mnist")
-    st.session_state["ldp_model"] = "logistic" if real else "centroid"
-    st.session_state["ldp_repeats"] = 5 if real else 20
+    """The library's defaults for the chosen dataset: its model and number of runs."""
+    st.session_state["ldp_model"] = default_model(st.session_state["ldp_dataset"])
+    st.session_state["ldp_repeats"] = default_repeats(st.session_state["ldp_dataset"])
 
 
 ui.start_page()
@@ -148,33 +150,37 @@ for column, name in zip(preset_columns, PRESETS):
 
 top = st.columns([3, 1, 1, 1], vertical_alignment="bottom")
 with top[0]:
-    epsilon = float(st.select_slider(
-        "ε (epsilon)", options=list(EPSILONS), key="ldp_epsilon", format_func=epsilon_label,
+    epsilon = ui.epsilon_slider(
+        key="ldp_epsilon", default=LN_1_5, options=EPSILONS, format_func=epsilon_label,
         help="The privacy parameter of ε-label DP. Smaller ε = labels flipped more often = more privacy; larger ε = "
-             "more accurate labels, less privacy. Moving ε reruns nothing: every curve covers this whole grid."))
-    st.caption("← more privacy (more label noise) · · · less privacy (less label noise) →")
+             "more accurate labels, less privacy. Moving ε reruns nothing: every curve covers this whole grid.")
 
 with st.expander("Data, model and retraining", expanded=True):
     c = st.columns(4)
-    dataset = c[0].selectbox("Dataset", list(DATASETS), format_func=DATASETS.get, key="ldp_dataset",
+    dataset = c[0].selectbox("Dataset", list(DATASET_LABELS), format_func=DATASET_LABELS.get, key="ldp_dataset",
                              on_change=dataset_changed,
                              help="Fig. 1: x⁽¹⁾ uniform on ±[Δ, 5Δ] (the label is its sign), 49 noise coordinates. "
                                   "Two-point: the §4 model with |x⁽¹⁾| = 0.3 or 4.25. Digits and MNIST: real images of "
                                   "the first C digits (C below, 2 to 10).")
-    synthetic = dataset in ("fig1", "twopoint")
+    takes = DATASET_PARAMETERS[dataset]
+    synthetic = dataset in SYNTHETIC_DATASETS
     delta = c[1].select_slider("Δ (class separation)", options=list(DELTA_CHOICES), key="ldp_delta",
-                               disabled=dataset != "fig1", help="Fig. 1 only: the gap between the classes is 2Δ.")
-    n = c[2].select_slider("n (training points)", options=list(N_CHOICES), key="ldp_n", disabled=not synthetic)
-    d = c[3].select_slider("d (dimension)", options=list(D_CHOICES), key="ldp_d", disabled=not synthetic)
+                               disabled="delta_sep" not in takes,
+                               help="Fig. 1 only: the gap between the classes is 2Δ.")
+    n = c[2].select_slider("n (training points)", options=list(N_CHOICES), key="ldp_n", disabled="n" not in takes)
+    d = c[3].select_slider("d (dimension)", options=list(D_CHOICES), key="ldp_d", disabled="d" not in takes)
     c = st.columns(4)
-    model = c[0].selectbox("Model", list(MODELS), format_func=MODELS.get, key="ldp_model",
+    model = c[0].selectbox("Model", list(MODEL_LABELS), format_func=MODEL_LABELS.get, key="ldp_model",
                            help=f"Centroid: the paper's eq. 2 estimator. Logistic regression: regularisation C = "
                                 f"{LOGISTIC_C:g}, fixed once as a public constant (never tuned on a private run). "
                                 "k-NN predicts each training point from its 10 neighbours, leaving the point out.")
-    baseline = c[1].radio("Labels", list(BASELINES), format_func=BASELINES.get, key="ldp_baseline",
-                          help="RR: plain randomised response. LP-2ST: RR on half the data, then RRWithPrior on the "
-                               "other half with a prior from a model of the first half. Both are ε-label DP.")
-    variant = c[2].selectbox("Retraining shown in the scatter", list(VARIANTS), format_func=VARIANTS.get,
+    randomiser = c[1].radio("Labels", list(RANDOMISER_LABELS), format_func=RANDOMISER_LABELS.get,
+                            key="ldp_randomiser",
+                            help="RR: plain randomised response. RRWithPrior: RR restricted to the classes a prior "
+                                 "favours (here a uniform prior: plain RR). LP-2ST: RR on half the data, then "
+                                 "RRWithPrior on the other half with a prior from a model of the first half. All are "
+                                 "ε-label DP.")
+    variant = c[2].selectbox("Retraining shown in the scatter", list(MODE_LABELS), format_func=MODE_LABELS.get,
                              key="ldp_variant",
                              help="Full: retrain on every predicted label. Consensus: only where the prediction "
                                   "agrees with the given label. Confidence: the half with the largest margin. The "
@@ -184,11 +190,12 @@ with st.expander("Data, model and retraining", expanded=True):
                        help="The theory (§4) retrains on a fresh unlabelled set; Fig. 1 uses the same set. "
                             "Consensus needs a given label per point, so it is undefined on X_U.")
     c = st.columns(4)
-    repeats = int(c[0].slider("Runs (seeds)", min_value=1, max_value=50, key="ldp_repeats",
+    repeats = int(c[0].slider("Runs", min_value=1, max_value=50, key="ldp_repeats",
                               help="Every run redraws the labels (and the synthetic data); curves show mean ± SD."))
-    seed = int(c[1].number_input("Base seed", min_value=0, max_value=2**31 - 1, step=1, key="ldp_seed",
-                                 help="Run r uses seed + r: the same seed gives the same labels and results."))
-    if synthetic:
+    seed = ui.seed_input("ldp_seed", default=1000, container=c[1],
+                         help="Run r draws its labels from the stream (seed, r): the same seed gives the same labels "
+                              "and results.")
+    if "classes" not in takes:
         c[2].markdown("**Classes C:** 2 (fixed: the synthetic datasets are binary)")
         chosen_classes = 2
     else:
@@ -198,11 +205,11 @@ with st.expander("Data, model and retraining", expanded=True):
                  "and the feature preprocessing; randomised response then works over these C classes."))
 
 fresh = bool(fresh) and synthetic
-key = data_key(dataset, delta, n, d, chosen_classes)
+key = data_key(dataset, {"delta_sep": float(delta), "n": int(n), "d": int(d), "classes": chosen_classes})
 try:
     data = dataset_of(key)
-    sweep = cached_sweep(key, model, baseline, fresh, repeats, seed)
-    scatter, run = cached_run(key, model, baseline, fresh, seed, epsilon, variant)
+    result = cached_sweep(key, model, randomiser, fresh, repeats, seed)
+    scatter, run = cached_run(key, model, randomiser, fresh, seed, epsilon, variant)
 except (ValueError, ImportError) as exc:
     st.error(str(exc))
     st.stop()
@@ -223,7 +230,7 @@ st.info(
     "retraining is post-processing; features are not protected. Flip markers, label-accuracy bars and the "
     "non-private line use clean labels: they are teaching diagnostics, not private, and never feed training or the "
     "choice of variant. "
-    + (f"Averages over {repeats} seeds on one dataset combine {repeats} runs ({repeats}ε = {repeats * epsilon:.3g} "
+    + (f"Averages over {repeats} runs on one dataset combine {repeats} runs ({repeats}ε = {repeats * epsilon:.3g} "
        "if all were released); the mean estimates what one ε-run does." if repeats > 1 else
        "One run is shown: releasing its model spends ε once."),
     icon="🔒")
@@ -233,36 +240,39 @@ experiment, theory_tab = st.tabs(["Experiment", "Theory"])
 with experiment:
     st.subheader("Test accuracy against ε")
     st.plotly_chart(figures.sweep_accuracy_chart(
-        sweep, chosen_epsilon=epsilon,
-        title=f"{MODELS[model]} on {data.name}, {BASELINES[baseline]}: mean ± SD over {repeats} runs"),
+        result, chosen_epsilon=epsilon,
+        title=f"{MODEL_LABELS[model]} on {data.name}, {RANDOMISER_LABELS[randomiser]}: mean ± SD over {repeats} runs"),
         key="ldp_accuracy")
-    gains = {m: float(sweep.mean(m)[EPSILONS.index(epsilon)] - sweep.mean("none")[EPSILONS.index(epsilon)])
-             for m in ("full", "consensus", "confidence") if m in sweep.modes}
+    at = EPSILONS.index(epsilon) if epsilon in EPSILONS else None
+    gains = {} if at is None else {m: float(result.mean(m)[at] - result.mean("baseline")[at]) for m in RETRAINING_MODES
+                                   if result.defined(m)}
     shown = ", ".join(f"{m} {g:+.3f}" for m, g in gains.items() if np.isfinite(g))
     st.caption(
-        f"Accuracy is {sweep.evaluation}. Dotted red: e^ε/(e^ε + C − 1), the accuracy of the given labels themselves — "
-        "a model trained on them can beat it because the noise averages out. Dashed black: the same model on clean "
-        f"labels (a diagnostic). At ε = {epsilon_label(epsilon)} retraining changes the mean accuracy by: {shown}.")
+        f"Accuracy is {result.evaluation}. Dotted red: e^ε/(e^ε + C − 1), the accuracy of the given labels "
+        "themselves — a model trained on them can beat it because the noise averages out. Dashed black: the same "
+        "model on clean labels (a diagnostic)."
+        + (f" At ε = {epsilon_label(epsilon)} retraining changes the mean accuracy by: {shown}." if shown else ""))
     if model == "logistic":
         st.caption(f"Logistic regression uses C = {LOGISTIC_C:g}, fixed once: the ranking of the variants depends on "
                    "it (on digits with C = 0.01, full retraining catches up with consensus), so do not read "
                    "\"consensus beats full\" as a general law."
-                   + (" On digits, unlike the paper's App. I, confidence retraining matches or slightly beats "
-                      "consensus for ε ≤ 2 and falls behind from ε = 3." if dataset == "digits" and classes == 10
-                      else ""))
+                   + (" On digits, compare confidence with consensus retraining across ε: they need not rank as in "
+                      "the paper's App. I." if dataset == "digits" else ""))
     if model == "knn" and not synthetic:
         st.caption("k-NN is the teaching contrast: consensus retraining helps a lot while the baseline is poor "
-                   "(digits with C = 10, ε = 1: about 0.41 → 0.64) but stops helping once it is good (ε = 3: 0.945 → 0.939).")
+                   "(small ε) but stops helping once it is good (large ε): compare the baseline and consensus curves "
+                   "across ε above.")
 
     st.subheader(f"The data and its labels at ε = {epsilon_label(epsilon)}")
     st.plotly_chart(scatter, key="ldp_scatter")
     acc = run["accuracy"]
-    after = f"; after {VARIANTS[variant]} retraining {acc[variant]:.3f}" if variant != "none" and \
+    after = f"; after {MODE_LABELS[variant]} {acc[variant]:.3f}" if variant != "baseline" and \
         acc.get(variant) is not None and np.isfinite(acc[variant]) else ""
     st.caption(
         f"Left: the labels the model is given; × marks the {run['flipped']} flipped ones (a diagnostic). Right: the "
         f"labels the baseline predicts on its own training points; filled points agree with their given label — the "
-        f"consensus set ({run['fraction']:.0%} of the points). This run: baseline accuracy {acc['none']:.3f}{after}. "
+        f"consensus set ({run['fraction']:.0%} of the points). This run: baseline accuracy "
+        f"{acc['baseline']:.3f}{after}. "
         + ("Lines: decision boundaries in this plane (the other coordinates at 0)." if synthetic else
            "Shaded: the predicted class on the plane of the first two principal components through the mean of the "
            "features (left before, right after retraining); the points themselves lie off that plane."))
@@ -272,10 +282,10 @@ with experiment:
     st.subheader("How good are the labels?")
     left, right = st.columns(2)
     with left:
-        st.plotly_chart(figures.sweep_label_chart(sweep, chosen_epsilon=epsilon, title="Label accuracy against ε"),
+        st.plotly_chart(figures.sweep_label_chart(result, chosen_epsilon=epsilon, title="Label accuracy against ε"),
                         key="ldp_labels")
     with right:
-        st.plotly_chart(figures.sweep_label_bars(sweep, epsilon), key="ldp_label_bars")
+        st.plotly_chart(figures.sweep_label_bars(result, epsilon), key="ldp_label_bars")
     st.caption("As in the paper's Tables 3 and 4: the predicted labels are right far more often than the given ones, "
                "and on the consensus set more often still. These fractions use the clean labels: they explain, they "
                "are not released and never choose anything.")
@@ -296,19 +306,18 @@ with experiment:
                    icon="⚠️")
 
     st.subheader("Retraining gain over ε and class separation")
-    heat_variant = variant if variant != "none" else "consensus"
+    heat_variant = variant if variant in RETRAINING_MODES else "consensus"
     show_heat = st.toggle("Compute the heat map (the Fig. 1 mixture at every Δ)", value=True, key="ldp_heatmap",
                           help=f"{len(SEPARATIONS)} separations × {len(EPSILONS)} values of ε × {HEATMAP_REPEATS} runs "
                                "with this model: fast for the centroid, a few seconds for the others.")
     if show_heat:
         heat_n, heat_d = (n, d) if dataset == "fig1" else (300, 50)
-        gain = cached_gain_grid(int(heat_n), int(heat_d), model, baseline, heat_variant, HEATMAP_REPEATS, seed)
+        gain = cached_gain_grid(int(heat_n), int(heat_d), model, randomiser, heat_variant, HEATMAP_REPEATS, seed)
         st.plotly_chart(figures.gain_heatmap(
             EPSILONS, SEPARATIONS, gain, mode=heat_variant, chosen_epsilon=epsilon,
             chosen_separation=delta if dataset == "fig1" else None,
-            title=f"{VARIANTS[heat_variant]} retraining minus the baseline, Fig. 1 mixture (n = {heat_n}, "
-                  f"d = {heat_d}), "
-                  f"{MODELS[model]}, mean over {HEATMAP_REPEATS} runs"), key="ldp_heat")
+            title=f"{MODE_LABELS[heat_variant]} minus the baseline, Fig. 1 mixture (n = {heat_n}, d = {heat_d}), "
+                  f"{MODEL_LABELS[model]}, mean over {HEATMAP_REPEATS} runs"), key="ldp_heat")
         st.caption("Blue: retraining helps; red: it hurts. It helps most at moderate noise and clear separation; with "
                    "little separation or little noise the gain vanishes or turns negative (our addition, not in the "
                    "paper).")
@@ -324,7 +333,7 @@ with experiment:
             f"formula instead (keep {1 - RandomisedResponse(2, epsilon).flip_probability:.4f}, the rest spread over "
             f"the C − 1 others) would spend ε + ln(C − 1) = **{epsilon + math.log(C - 1):.4g}**, not ε.")
 
-    st.download_button("Sweep results (JSON)", json.dumps(sweep.to_dict(), indent=2, default=float),
+    st.download_button("Sweep results (JSON)", result.result.to_json(),
                        file_name="label-dp-sweep.json", mime="application/json", key="ldp_download")
     st.caption(f"Data: {data.description}")
 
@@ -343,7 +352,8 @@ with theory_tab:
                                       value=10**7, key="ldp_theory_n", format_func=lambda v: f"{v:,}"))
     theory_d = int(c[3].select_slider("d", options=[2, 10, 16, 17, 20, 50, 100, 200], value=50, key="ldp_theory_d"))
     law = LAWS[law_name]
-    st.caption(f"p = {p:g} is ε = ln((1 − p)/p) = {theory.epsilon_from_flip(p):.4g} of binary randomised response.")
+    st.caption(f"p = {p:g} is ε = ln((1 − p)/p) = {RandomisedResponse.epsilon_from_keep(1 - p, 2):.4g} of binary "
+               "randomised response.")
     if theory.law_flag(law):
         st.warning(f"The two-point law breaks the sub-Gaussian assumption (SG(cσ²) only for c ≥ 2.392): these curves "
                    f"are the paper's formulas evaluated at μ = ½, γ = 0.3 — {theory.FLAG_ILLUSTRATIVE}.", icon="⚠️")

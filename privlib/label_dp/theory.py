@@ -14,6 +14,10 @@ probability p; cos β(x) = ⟨x, θ*⟩/‖x‖; the centroid estimators θ̂₀
 - Eq. 141 (proof of Thm 5): acc(θ̂₁) ≥ E[α₁(x) | |cos β| ≥ ν₀]·P(|cos β| ≥ ν₀),
   ν₀ = γ/√(γ² + 3(d−1)); valid only if ν₀ ≥ 16p₂/μ (NaN otherwise).
 
+Every function takes the flip probability p; from ε it is the core's
+``privlib.core.randomised_response.binary_flip_probability`` (p = 1/(1 + e^ε); back:
+``RandomisedResponse.epsilon_from_keep(1 − p, 2)``).
+
 The constants are proven only under SG(σ²). Theorem 2's upper bound, Thm 3, Thm 5's final form,
 Cor. 1, Remark 1 and Remark 4's n-window have unspecified Θ(·) constants: never numbers, see
 ``THETA_ONLY_RESULTS``. ``population_accuracy`` and ``simulate_centroid`` are our additions.
@@ -42,20 +46,6 @@ THETA_ONLY_RESULTS = (
     ("Thm 5", "acc(θ̂₁) ≥ 1 − exp(−Θ(d)) − exp(−nμ²γ²(1−2p₂)/Θ(d)) for n ≥ Θ(d/((1−2p)²μ²γ²)·log(…))"),
     ("Remark 4", "retraining beats vanilla training in an n-window (eq. 6) whose ends are Θ(·) expressions"),
 )
-
-
-def flip_probability(epsilon: float) -> float:
-    """Binary RR's flip probability p = 1/(1 + e^ε) (eq. 1, fn. 5)."""
-    epsilon = check_range(epsilon, "epsilon", low=0.0)
-    return 1.0 / (1.0 + math.exp(epsilon)) if epsilon < 700 else 0.0
-
-
-def epsilon_from_flip(p: float) -> float:
-    """ε = ln((1−p)/p) for a flip probability 0 < p ≤ ½ (p = 0.4 ⇔ ε = ln 1.5)."""
-    p = check_probability(p, "flip probability p", open_low=True)
-    if p > 0.5:
-        raise ValueError(f"flip probability p must be at most 1/2 (p = 1/2 is ε = 0), got {p!r}.")
-    return math.log((1.0 - p) / p)
 
 
 def _check_common(n, mu, p):
@@ -279,6 +269,6 @@ def simulate_centroid(law: AbsLaw, n: int, d: int, p: float, reps: int = 20, see
 
 
 __all__ = ["FLAG_ILLUSTRATIVE", "FLAG_LOOSE", "FLAG_THETA", "FLAG_VACUOUS", "THETA_ONLY_RESULTS", "alpha", "alpha1",
-           "alpha_hat", "bound_flag", "epsilon_from_flip", "eq141", "eq59_expectation", "eq65", "flip_probability",
-           "law_flag", "nu0", "p2", "per_point_bounds", "population_accuracy", "population_bounds",
+           "alpha_hat", "bound_flag", "eq141", "eq59_expectation", "eq65", "law_flag", "nu0", "p2", "per_point_bounds",
+           "population_accuracy", "population_bounds",
            "simulate_centroid", "thm4_threshold", "thm4_vacuous_for_every_n", "vacuous_below_n"]

@@ -13,7 +13,7 @@ import pytest
 from apptest_counting import counting_calls
 from streamlit.testing.v1 import AppTest
 
-from privlib.label_dp import retraining
+from privlib.label_dp import sweep as sweep_module
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "pages/label_dp.py"
@@ -25,7 +25,7 @@ pytestmark = pytest.mark.slow  # a Streamlit script run per step; the first one 
 @pytest.fixture(scope="module")
 def counted():
     """The sweeps the page really computes (cache misses)."""
-    with counting_calls(retraining, "accuracy_sweep") as calls:
+    with counting_calls(sweep_module, "sweep") as calls:
         yield calls
 
 

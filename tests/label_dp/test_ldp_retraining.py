@@ -9,9 +9,10 @@ import math
 import numpy as np
 import pytest
 
+from privlib.core.sweep import SweepResult, child_seed_sequence
 from privlib.label_dp import models as models_module
-from privlib.label_dp import retraining
 from privlib.label_dp.datasets import digits, fig1_mixture
+from privlib.label_dp.mechanisms import LP2ST, RR, RRWithPrior
 from privlib.label_dp.models import (
     CentroidModel,
     KNNModel,
@@ -20,13 +21,8 @@ from privlib.label_dp.models import (
     make_model,
     top_two_margin,
 )
-from privlib.label_dp.retraining import (
-    MODES,
-    accuracy_sweep,
-    randomise_labels,
-    retrain,
-    retrain_from_noisy,
-)
+from privlib.label_dp.retraining import MODES, retrain, retrain_from_noisy
+from privlib.label_dp.sweep import DIAGNOSTICS, METRICS, repeat_rng, sweep, sweep_run
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +41,7 @@ def mixture():
 
 @pytest.mark.parametrize("model", ["centroid", "least_squares", "logistic", "knn"])
 def test_consensus_labels_equal_noisy_labels_on_the_consensus_set(small_digits, model):
-    given = randomise_labels(small_digits, 1.0, "rr", model, 1000).labels
+    given = RR(epsilon=1.0).release(None, small_digits.y_train, 10, 1000).labels
     out = retrain_from_noisy(small_digits.X_train, given, 10, model)
     cons = out.consensus_mask
     np.testing.assert_array_equal(cons, out.predicted_labels == given)
@@ -58,7 +54,7 @@ def test_consensus_labels_equal_noisy_labels_on_the_consensus_set(small_digits, 
 
 
 def test_full_retraining_is_a_fresh_fit_on_predicted_labels(small_digits):
-    given = randomise_labels(small_digits, 2.0, "rr", "logistic", 1001).labels
+    given = RR(epsilon=2.0).release(None, small_digits.y_train, 10, 1001).labels
     out = retrain_from_noisy(small_digits.X_train, given, 10, "logistic")
     fresh = LogisticModel(10).fit(small_digits.X_train, out.predicted_labels)
     np.testing.assert_allclose(out.models["full"].predict_proba(small_digits.X_test),
@@ -89,7 +85,7 @@ def test_empty_consensus_set_falls_back_and_is_reported():
     X = np.array([[0.0], [1.0]])
     out = retrain_from_noisy(X, np.array([0, 1]), 2, "knn")
     assert out.consensus_mask.sum() == 0
-    assert out.models["consensus"] is out.models["none"]
+    assert out.models["consensus"] is out.models["baseline"]
     assert "empty" in out.fallbacks["consensus"]
     assert "single class" in out.fallbacks["confidence"]  # one point left: one class
     assert "full" not in out.fallbacks
@@ -102,21 +98,21 @@ def test_single_class_guard_for_logistic():
     np.testing.assert_array_equal(model.predict(X), 2)
     np.testing.assert_array_equal(model.predict_proba(X[:4]), np.tile([0.0, 0.0, 1.0], (4, 1)))
     out = retrain_from_noisy(X, np.full(30, 1), 3, "logistic")
-    assert "single class" in out.fallbacks["none"]
-    assert out.models["full"] is out.models["none"]
+    assert "single class" in out.fallbacks["baseline"]
+    assert out.models["full"] is out.models["baseline"]
 
 
 def test_fresh_unlabelled_set(mixture):
-    run = retrain(mixture, "centroid", math.log(1.5), "full", fresh_unlabelled=True, seed=4)
+    run = retrain(mixture, RR(epsilon=math.log(1.5)), "centroid", "full", fresh_unlabelled=True, rng=4)
     assert math.isnan(run.accuracy["consensus"])
     assert "undefined" in run.fallbacks["consensus"]
     out = retrain_from_noisy(mixture.X_train, run.given_labels, 2, "centroid", X_unlabelled=mixture.X_unlabelled)
-    base = out.models["none"]
+    base = out.models["baseline"]
     yu = base.predict(mixture.X_unlabelled)
     theta1 = ((2 * yu - 1) @ mixture.X_unlabelled) / mixture.X_unlabelled.shape[0]  # eq. 3
     np.testing.assert_allclose(out.models["full"].theta, theta1, rtol=1e-12, atol=1e-15)
     with pytest.raises(ValueError, match="unlabelled"):
-        retrain(digits(), "logistic", 1.0, fresh_unlabelled=True)
+        retrain(digits(), RR(epsilon=1.0), "logistic", fresh_unlabelled=True)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -128,24 +124,24 @@ def test_pipeline_signature_takes_no_clean_labels():
     assert params == {"X_train", "given_labels", "classes", "model", "modes", "X_unlabelled"}
 
 
-@pytest.mark.parametrize("baseline", ["rr", "lp2st"])
-def test_results_do_not_depend_on_clean_training_labels_beyond_the_randomiser(small_digits, monkeypatch, baseline):
-    """Replace the randomisers by functions that ignore y; then a dataset whose clean training labels
+@pytest.mark.parametrize("randomiser", [RR, LP2ST])
+def test_results_do_not_depend_on_clean_training_labels_beyond_the_randomiser(small_digits, monkeypatch, randomiser):
+    """Replace the samplers by functions that ignore y; then a dataset whose clean training labels
     are garbage must give the same models and test accuracies (only the diagnostics may change)."""
     rng = np.random.default_rng(5)
     fixed = rng.integers(0, 10, small_digits.n)
 
-    def fake_rr(y, classes, epsilon, rng=None):
-        return fixed[: len(y)].copy()
+    def fake_rr(self, X, y, classes, rng):
+        return self._released(fixed[: len(y)].copy(), classes)
 
-    def fake_prior(y, prior, epsilon, rng=None):
+    def fake_prior(self, labels, prior, rng):
         return np.argmax(prior, axis=1)  # a function of the prior only
 
-    monkeypatch.setattr(retraining, "noisy_labels", fake_rr)
-    monkeypatch.setattr(retraining, "rr_with_prior", fake_prior)
+    monkeypatch.setattr(RR, "_release", fake_rr)
+    monkeypatch.setattr(RRWithPrior, "_sample", fake_prior)
     garbage = dataclasses.replace(small_digits, y_train=(small_digits.y_train * 7 + 3) % 10)
-    a = retrain(small_digits, "logistic", 1.0, baseline=baseline, seed=1000)
-    b = retrain(garbage, "logistic", 1.0, baseline=baseline, seed=1000)
+    a = retrain(small_digits, randomiser(epsilon=1.0), "logistic", rng=1000)
+    b = retrain(garbage, randomiser(epsilon=1.0), "logistic", rng=1000)
     assert a.accuracy == b.accuracy
     np.testing.assert_array_equal(a.given_labels, b.given_labels)
     np.testing.assert_array_equal(a.predicted_labels, b.predicted_labels)
@@ -170,26 +166,26 @@ class CountingGenerator(np.random.Generator):
 
 def test_each_label_randomised_once(small_digits, monkeypatch):
     calls = []
-    real_rr, real_prior = retraining.noisy_labels, retraining.rr_with_prior
+    real_rr, real_prior = RR._release, RRWithPrior._sample
 
-    def counting_rr(y, *a, **k):
+    def counting_rr(self, X, y, *a):
         calls.append(("rr", len(y)))
-        return real_rr(y, *a, **k)
+        return real_rr(self, X, y, *a)
 
-    def counting_prior(y, *a, **k):
+    def counting_prior(self, y, *a):
         calls.append(("prior", len(y)))
-        return real_prior(y, *a, **k)
+        return real_prior(self, y, *a)
 
-    monkeypatch.setattr(retraining, "noisy_labels", counting_rr)
-    monkeypatch.setattr(retraining, "rr_with_prior", counting_prior)
+    monkeypatch.setattr(RR, "_release", counting_rr)
+    monkeypatch.setattr(RRWithPrior, "_sample", counting_prior)
     n = small_digits.n
     rng = CountingGenerator(1000)
-    retrain(small_digits, "logistic", 1.0, seed=rng)  # all four modes
+    retrain(small_digits, RR(epsilon=1.0), "logistic", rng=rng)  # all four modes
     assert calls == [("rr", n)]
     assert rng.draws == 2 * n  # RR: one keep uniform and one shift per label, nothing more
     calls.clear()
     rng = CountingGenerator(1000)
-    run = retrain(small_digits, "logistic", 1.0, baseline="lp2st", seed=rng)
+    run = retrain(small_digits, LP2ST(epsilon=1.0), "logistic", rng=rng)
     n1 = int(run.first_half.sum())
     assert calls == [("rr", n1), ("prior", n - n1)]
     assert rng.draws == 2 * n  # RR: 2 per label on half 1; RRWithPrior: u and v per label on half 2
@@ -198,10 +194,10 @@ def test_each_label_randomised_once(small_digits, monkeypatch):
 def test_rr_run_is_reproducible_and_matches_core_rr(small_digits):
     from privlib.core.randomised_response import RandomisedResponse
 
-    run = retrain(small_digits, "centroid", 1.0, seed=1000)
+    run = retrain(small_digits, RR(epsilon=1.0), "centroid", rng=1000)
     np.testing.assert_array_equal(run.given_labels,
                                   RandomisedResponse(10, 1.0).sample(small_digits.y_train, np.random.default_rng(1000)))
-    again = retrain(small_digits, "centroid", 1.0, seed=1000)
+    again = retrain(small_digits, RR(epsilon=1.0), "centroid", rng=1000)
     assert again.accuracy == run.accuracy
 
 
@@ -282,8 +278,10 @@ def test_unknown_names_raise():
         make_model("tree", 2)
     with pytest.raises(ValueError, match="mode"):
         retrain_from_noisy(np.zeros((2, 1)), [0, 1], 2, "centroid", modes=("half",))
-    with pytest.raises(ValueError, match="baseline"):
-        retrain(digits(), "centroid", 1.0, baseline="pate")
+    with pytest.raises(ValueError, match="randomiser"):
+        retrain(digits(), "rr", "centroid")
+    with pytest.raises(ValueError, match="pate"):
+        sweep(digits(), "pate", [1.0])
     assert make_model("logreg", 3).name == "logistic"
 
 
@@ -291,51 +289,98 @@ def test_unknown_names_raise():
 # Sweep
 # ---------------------------------------------------------------------------------------------
 
-def test_sweep_shapes_json_progress_and_determinism(small_digits):
+def test_sweep_result_progress_json_and_determinism(small_digits):
     ticks = []
-    sweep = accuracy_sweep(small_digits, "centroid", [0.5, 2.0], repeats=3, seed=1000,
-                           progress=lambda done, total: ticks.append((done, total)))
-    assert ticks == [(i, 6) for i in range(1, 7)]
-    assert sweep.modes == MODES
+    result = sweep(small_digits, "rr", [0.5, 2.0], repeats=3, seed=1000, model="centroid",
+                   progress=lambda fraction, message: ticks.append((fraction, message)))
+    assert [f for f, _ in ticks] == pytest.approx([i / 6 for i in range(1, 7)])
+    assert ticks[-1][1] == "rr, ε = 2, repetition 3 of 3"
+    assert isinstance(result.result, SweepResult) and result.result.metrics == METRICS
+    assert result.result.values.shape == (1, 2, 3, len(METRICS)) and result.modes == MODES
     for mode in MODES:
-        assert sweep.accuracy[mode].shape == (3, 2)
-    np.testing.assert_allclose(sweep.keep_probability, np.exp([0.5, 2.0]) / (np.exp([0.5, 2.0]) + 9), rtol=1e-12)
-    again = accuracy_sweep(small_digits, "centroid", [0.5, 2.0], repeats=3, seed=1000)
-    for mode in MODES:
-        np.testing.assert_array_equal(sweep.accuracy[mode], again.accuracy[mode])
-    # each cell is the single run with seed = seed + r
-    run = retrain(small_digits, "centroid", 2.0, seed=1002)
-    assert sweep.accuracy["consensus"][2, 1] == run.accuracy["consensus"]
-    one = accuracy_sweep(small_digits, "centroid", 1.0, repeats=2, seed=1000).to_dict()
-    for key in ("epsilon", "baseline", "full", "consensus", "confidence", "consensus_fraction",
-                "given_label_accuracy", "predicted_label_accuracy", "consensus_label_accuracy", "nonprivate"):
+        assert result.per_repeat(mode).shape == (2, 3)
+    np.testing.assert_allclose(result.keep_probability, np.exp([0.5, 2.0]) / (np.exp([0.5, 2.0]) + 9), rtol=1e-12)
+    again = sweep(small_digits, "rr", [0.5, 2.0], repeats=3, seed=1000, model="centroid")
+    np.testing.assert_array_equal(result.result.values, again.result.values)
+    # each cell is the single run that draws from the stream (seed, r, randomiser), the same at every ε
+    run = retrain(small_digits, RR(epsilon=2.0), "centroid", rng=repeat_rng(1000, 2, "rr"))
+    assert result.per_repeat("consensus")[1, 2] == run.accuracy["consensus"]
+    assert result.per_repeat("given_label_accuracy")[1, 2] == run.given_label_accuracy
+    assert sweep_run(small_digits, "rr", 2.0, seed=1000, repeat=2, model="centroid").accuracy == run.accuracy
+    one = sweep(small_digits, "rr", 1.0, repeats=2, seed=1000, model="centroid").to_dict()
+    for key in ("epsilon", *MODES, *DIAGNOSTICS, "nonprivate", "keep_probability", "fallbacks"):
         assert key in one
+    assert (one["seed"], one["repeats"], one["baseline_method"]) == (1000, 2, "rr")
     assert set(one["consensus"]) == {"mean", "sd", "per_seed"}
     assert one["consensus"]["mean"] == pytest.approx(np.mean(one["consensus"]["per_seed"]), rel=1e-12)
     assert one["consensus"]["sd"] == pytest.approx(np.std(one["consensus"]["per_seed"], ddof=1), rel=1e-12)
-    many = sweep.to_dict()
+    many = result.to_dict()
     assert many["epsilons"] == [0.5, 2.0] and len(many["results"]) == 2
     import json
 
     json.dumps(many)
+    json.loads(result.result.to_json())
+
+
+def test_adjacent_seeds_do_not_share_streams(small_digits):
+    """Under ``seed + r`` the base seeds 1000 and 1001 shared repetitions 1 and 0 (the same released
+    labels); now no repetition of one sweep repeats a repetition of the other."""
+    def labels(seed, repeat):
+        return sweep_run(small_digits, "rr", 1.0, seed=seed, repeat=repeat, model="centroid").given_labels
+
+    for r, q in ((1, 0), (2, 1), (0, 0)):
+        assert not np.array_equal(labels(1000, r), labels(1001, q))
+    np.testing.assert_array_equal(labels(1000, 1), labels(1000, 1))
+
+
+def test_sweep_of_two_randomisers_keeps_each_cells_stream(small_digits):
+    both = sweep(small_digits, ["rr", LP2ST], [1.0], repeats=2, seed=5, model="centroid")
+    assert both.randomisers == ("rr", "lp2st")
+    alone = sweep(small_digits, "lp2st", [1.0], repeats=2, seed=5, model="centroid")
+    np.testing.assert_array_equal(both.per_repeat("full", "lp2st"), alone.per_repeat("full"))
+    assert both.to_dict("lp2st")["baseline_method"] == "lp2st"
 
 
 def test_sweep_redraws_synthetic_data(mixture):
-    sweep = accuracy_sweep(mixture, "centroid", [1.0], repeats=3, seed=0)
-    assert sweep.data_seeds == (3, 4, 5)
-    assert sweep.evaluation == "population (closed form)"
-    assert len(set(sweep.nonprivate.tolist())) == 3
-    fixed = accuracy_sweep(mixture, "centroid", [1.0], repeats=3, seed=0, redraw_data=False)
+    result = sweep(mixture, "rr", [1.0], repeats=3, seed=0, model="centroid")
+    assert result.data_seeds[0] == 3  # repetition 0: the data as given (seed 3); then one stream per repetition
+    assert result.data_seeds[1:] == tuple(int(child_seed_sequence(3, "data", r).generate_state(1)[0]) for r in (1, 2))
+    # datasets of adjacent seeds share no draw (under seed + r, seed 3's repetition 1 was seed 4's repetition 0)
+    other = sweep(fig1_mixture(delta_sep=0.5, n=300, d=50, seed=4), "rr", [1.0], repeats=3, seed=0, model="centroid")
+    assert not set(result.nonprivate.tolist()) & set(other.nonprivate.tolist())
+    assert result.evaluation == "population (closed form)"
+    assert len(set(result.nonprivate.tolist())) == 3
+    fixed = sweep(mixture, "rr", [1.0], repeats=3, seed=0, model="centroid", redraw_data=False)
     assert fixed.data_seeds is None and len(set(fixed.nonprivate.tolist())) == 1
 
 
+def test_fresh_unlabelled_sweep_has_no_consensus(mixture):
+    result = sweep(mixture, "rr", [1.0, 2.0], repeats=2, seed=0, model="centroid", fresh_unlabelled=True)
+    assert not result.defined("consensus") and result.defined("full")
+    np.testing.assert_array_equal(result.fallbacks("consensus"), [2, 2])
+
+
+def test_estimate_counts_the_fits():
+    data = fig1_mixture(delta_sep=0.5, n=100, d=5, seed=0)
+    # RR: baseline + 3 refits per run; LP-2ST one more (M1); synthetic data: one non-private fit per repetition
+    assert sweep_estimate(data, "rr", [1, 2], 3) == (2 * 3 * 4 + 3) * 0.5
+    assert sweep_estimate(data, ["rr", "lp2st"], [1], 2, modes=("baseline", "full")) == ((2 + 3) * 2 + 2) * 0.5
+    assert sweep_estimate(digits(), "rr", [1], 4) == (4 * 4 + 1) * 0.5  # real data: one non-private fit
+
+
+def sweep_estimate(data, randomisers, epsilons, repeats, **kw):
+    from privlib.label_dp.sweep import estimate_seconds
+
+    return estimate_seconds(data, randomisers, epsilons, repeats, per_fit=0.5, **kw)
+
+
 def test_gain_grid_matches_the_sweeps():
-    from privlib.label_dp.retraining import gain_grid
+    from privlib.label_dp.sweep import gain_grid
 
     ticks = []
     grid = gain_grid([0.2, 0.5], [0.5, 2.0], model="centroid", mode="full", repeats=3, n=100, d=5,
-                     progress=lambda done, total: ticks.append((done, total)))
-    assert grid.mean_gain.shape == (2, 2) and ticks[-1] == (12, 12)
-    sweep = accuracy_sweep(fig1_mixture(delta_sep=0.5, n=100, d=5, seed=0), "centroid", [0.5, 2.0],
-                           ("none", "full"), 3, 0)
-    np.testing.assert_allclose(grid.mean_gain[1], sweep.gain("full").mean(axis=0), rtol=1e-12)
+                     progress=lambda fraction, message: ticks.append(fraction))
+    assert grid.mean_gain.shape == (2, 2) and ticks[-1] == pytest.approx(1.0) and ticks == sorted(ticks)
+    result = sweep(fig1_mixture(delta_sep=0.5, n=100, d=5, seed=0), "rr", [0.5, 2.0], repeats=3, seed=0,
+                   model="centroid", modes=("baseline", "full"))
+    np.testing.assert_allclose(grid.mean_gain[1], result.gain("full").mean(axis=1), rtol=1e-12)

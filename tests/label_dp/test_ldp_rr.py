@@ -12,15 +12,31 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from privlib.core.mechanism import Mechanism
 from privlib.core.randomised_response import RandomisedResponse
-from privlib.label_dp.models import LogisticModel
-from privlib.label_dp.retraining import (
-    lp2st_labels,
-    noisy_labels,
+from privlib.label_dp.mechanisms import (
+    GUARANTEE,
+    LP2ST,
+    MECHANISMS,
+    RR,
+    RRWithPrior,
+    make_randomiser,
     rr_prior_weights,
-    rr_with_prior,
     rr_with_prior_probabilities,
 )
+from privlib.label_dp.models import LogisticModel
+
+
+def noisy_labels(y, classes, epsilon, rng):
+    return RR(epsilon=epsilon).release(None, y, classes, rng).labels
+
+
+def rr_with_prior(y, prior, epsilon, rng):
+    return RRWithPrior(epsilon=epsilon, prior=prior).release(None, y, np.shape(prior)[-1], rng).labels
+
+
+def lp2st_labels(X, y, classes, epsilon, model, rng):
+    return LP2ST(epsilon=epsilon, model=model).release(X, y, classes, rng)
 
 # (C, ε, P(ŷ = y), P(ŷ = z ≠ y))
 RR_TABLE = [
@@ -228,8 +244,8 @@ def _lp2st_data():
 
 def test_lp2st_split_uses_no_labels_and_each_label_is_drawn_once():
     X, y = _lp2st_data()
-    a = lp2st_labels(X, y, 4, 1.0, "logistic", np.random.default_rng(1), np.random.default_rng(2))
-    b = lp2st_labels(X, (y + 1) % 4, 4, 1.0, "logistic", np.random.default_rng(1), np.random.default_rng(2))
+    a = lp2st_labels(X, y, 4, 1.0, "logistic", np.random.default_rng(1))
+    b = lp2st_labels(X, (y + 1) % 4, 4, 1.0, "logistic", np.random.default_rng(1))
     assert np.array_equal(a.first_half, b.first_half)  # the split ignores the labels
     assert a.first_half.sum() == 100
     assert a.priors.shape == (100, 4)
@@ -241,13 +257,13 @@ def test_lp2st_split_uses_no_labels_and_each_label_is_drawn_once():
     for i in (int(second[5]), int(second[40])):
         y2 = y.copy()
         y2[i] = (y2[i] + 2) % 4
-        c = lp2st_labels(X, y2, 4, 1.0, "logistic", np.random.default_rng(1), np.random.default_rng(2))
+        c = lp2st_labels(X, y2, 4, 1.0, "logistic", np.random.default_rng(1))
         assert set(np.flatnonzero(c.labels != a.labels).tolist()) <= {i}
         np.testing.assert_array_equal(c.priors, a.priors)
     for i in (int(first[3]), int(first[60])):
         y2 = y.copy()
         y2[i] = (y2[i] + 2) % 4
-        c = lp2st_labels(X, y2, 4, 1.0, "logistic", np.random.default_rng(1), np.random.default_rng(2))
+        c = lp2st_labels(X, y2, 4, 1.0, "logistic", np.random.default_rng(1))
         assert set(first[c.labels[first] != a.labels[first]].tolist()) <= {i}
         m1 = LogisticModel(4).fit(X[first], c.labels[first])  # M1 sees released labels only
         np.testing.assert_allclose(c.priors, m1.predict_proba(X[second]), rtol=1e-12, atol=1e-15)
@@ -257,12 +273,54 @@ def test_lp2st_split_uses_no_labels_and_each_label_is_drawn_once():
 
 def test_lp2st_priors_cover_all_classes_with_zeros_for_unseen():
     X, y = _lp2st_data()
-    split = lp2st_labels(X, y, 5, 50.0, "logistic", np.random.default_rng(1), np.random.default_rng(2)).first_half
+    split = lp2st_labels(X, y, 5, 50.0, "logistic", np.random.default_rng(1)).first_half
     y5 = y.copy()
     y5[~split] = np.where(np.arange((~split).sum()) % 7 == 0, 4, y5[~split])  # class 4 only in half 2
-    out = lp2st_labels(X, y5, 5, 50.0, "logistic", np.random.default_rng(1), np.random.default_rng(2))
+    out = lp2st_labels(X, y5, 5, 50.0, "logistic", np.random.default_rng(1))
     assert 4 not in out.labels[out.first_half]  # at ε = 50 RR keeps every label
     assert out.priors.shape == (int((~split).sum()), 5)
     assert np.all(out.priors[:, 4] == 0.0)
     # a class with zero prior is never output by RRWithPrior
     assert 4 not in out.labels[~out.first_half]
+
+
+# ---------------------------------------------------------------------------------------------
+# The randomisers as mechanisms
+# ---------------------------------------------------------------------------------------------
+
+def test_randomisers_follow_the_core_pattern():
+    assert list(MECHANISMS) == ["rr", "rr-prior", "lp2st"]
+    for name, cls in MECHANISMS.items():
+        assert issubclass(cls, Mechanism) and cls.name == name and cls.label
+        zero = cls(epsilon=0.0)  # ε = 0 is allowed: a uniform (useless but private) output
+        assert zero.epsilon == 0.0
+        g = cls(epsilon=1.5).guarantee
+        assert (g.kind, g.epsilon, g.neighbours) == ("label-dp", 1.5, "datasets that differ in one training label")
+        assert str(g) == GUARANTEE
+        for bad in (-1.0, float("nan"), float("inf"), "1"):
+            with pytest.raises(ValueError, match="epsilon"):
+                cls(epsilon=bad)
+        with pytest.raises(TypeError):
+            cls(1.0)  # keyword-only
+    assert set(LP2ST.PARAMETERS) == {"model"} and LP2ST(epsilon=1).parameters == {"model": "logistic"}
+    with pytest.raises(ValueError, match="model"):
+        LP2ST(epsilon=1, model="tree")
+    with pytest.raises(ValueError, match="prior"):
+        RRWithPrior(epsilon=1, prior=[0.5, -0.1, 0.6])
+    assert make_randomiser("lp2st", 2.0, "centroid").model == "centroid"
+    assert make_randomiser("rr", 2.0, "centroid").epsilon == 2.0  # RR fits no model: the model is ignored
+    with pytest.raises(ValueError, match="pate"):
+        make_randomiser("pate", 1.0)
+
+
+def test_release_checks_its_labels():
+    with pytest.raises(ValueError, match="class indices"):
+        RR(epsilon=1).release(None, [0, 3], 3)
+    with pytest.raises(ValueError, match="1-D"):
+        RR(epsilon=1).release(None, [[0, 1]], 2)
+    with pytest.raises(ValueError, match="one row per label"):
+        LP2ST(epsilon=1).release(np.zeros((3, 2)), [0, 1], 2)
+    with pytest.raises(ValueError, match="one entry per class"):
+        RRWithPrior(epsilon=1, prior=[0.5, 0.5]).release(None, [0, 1, 2], 3)
+    out = RR(epsilon=1).release(None, np.array([0, 1, 1]), 2, 7)
+    assert (out.randomiser, out.epsilon, out.classes, out.first_half) == ("rr", 1.0, 2, None)

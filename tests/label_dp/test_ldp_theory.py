@@ -18,11 +18,9 @@ from privlib.label_dp.theory import (
     alpha1,
     alpha_hat,
     bound_flag,
-    epsilon_from_flip,
     eq59_expectation,
     eq65,
     eq141,
-    flip_probability,
     law_flag,
     nu0,
     p2,
@@ -139,11 +137,15 @@ def test_curves_helpers():
     assert pop["law_flag"] == FLAG_ILLUSTRATIVE
 
 
-def test_flip_probability_round_trip():
-    assert flip_probability(math.log(1.5)) == pytest.approx(0.4, rel=1e-14)
-    assert epsilon_from_flip(0.4) == pytest.approx(math.log(1.5), rel=1e-14)
+def test_fig1_flip_probability_from_core():
+    """The paper's p = 0.4 is ε = ln 1.5: the core's binary flip probability and, back, its keep
+    probability 1 − p with C = 2 (the theory takes p; label DP has no copy of either)."""
+    from privlib.core.randomised_response import RandomisedResponse, binary_flip_probability
+
+    assert binary_flip_probability(math.log(1.5)) == pytest.approx(0.4, rel=1e-14)
+    assert RandomisedResponse.epsilon_from_keep(1 - 0.4, 2) == pytest.approx(math.log(1.5), rel=1e-14)
     with pytest.raises(ValueError):
-        epsilon_from_flip(0.6)
+        RandomisedResponse.epsilon_from_keep(1 - 0.6, 2)
 
 
 def test_population_accuracy_closed_form_against_quadrature():

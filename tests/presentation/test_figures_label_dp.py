@@ -9,7 +9,9 @@ import pytest
 
 from privlib.label_dp import theory
 from privlib.label_dp.datasets import digits, fig1_mixture
-from privlib.label_dp.retraining import accuracy_sweep, retrain
+from privlib.label_dp.mechanisms import RR
+from privlib.label_dp.retraining import retrain
+from privlib.label_dp.sweep import sweep
 from privlib.presentation.label_dp import figures as F
 
 EPS = [0.1, 1.0, 2.0, 4.0]
@@ -65,15 +67,15 @@ def test_accuracy_chart_lines_bands_reference_lines_and_marker():
 
 
 def test_label_accuracy_chart_and_bars():
-    series = {"given": [0.15, 0.23, 0.45, 0.86], "predicted": [0.25, 0.5, 0.85, 0.96],
-              "consensus": [0.28, 0.58, 0.93, 0.99], "consensus_fraction": [0.24, 0.27, 0.45, 0.84]}
+    series = {"given_label_accuracy": [0.15, 0.23, 0.45, 0.86], "predicted_label_accuracy": [0.25, 0.5, 0.85, 0.96],
+              "consensus_label_accuracy": [0.28, 0.58, 0.93, 0.99], "consensus_fraction": [0.24, 0.27, 0.45, 0.84]}
     fig = F.label_accuracy_vs_epsilon(EPS, series, classes=10, chosen_epsilon=1.0)
-    assert list(trace(fig, "given labels").y) == series["given"]
+    assert list(trace(fig, "given labels").y) == series["given_label_accuracy"]
     assert trace(fig, "consensus fraction").line.dash == "dash"
     assert sorted(trace(fig, "chosen ε = 1").y) == sorted([0.23, 0.5, 0.58, 0.27])
     assert fig.layout.xaxis.type == "log" and "more privacy" in fig.layout.xaxis.title.text
     assert "diagnostic" in fig.layout.yaxis.title.text
-    bars = F.label_accuracy_bars({k: v[1] for k, v in series.items()}, {"given": 0.01}, epsilon=1.0)
+    bars = F.label_accuracy_bars({k: v[1] for k, v in series.items()}, {"given_label_accuracy": 0.01}, epsilon=1.0)
     bar = bars.data[0]
     assert list(bar.y) == [0.23, 0.5, 0.58, 0.27]
     assert list(bar.x) == ["given labels ŷ", "predicted labels ỹ", "ỹ on the consensus set", "consensus fraction"]
@@ -150,12 +152,12 @@ def test_data_scatter_marks_flips_consensus_and_draws_boundaries_in_both_panels(
 
 def test_run_scatter_of_a_fig1_run_draws_the_linear_boundaries():
     data = fig1_mixture(0.5)
-    run = retrain(data, "centroid", math.log(1.5), "consensus", seed=1000)
+    run = retrain(data, RR(epsilon=math.log(1.5)), "centroid", "consensus", rng=1000)
     fig = F.run_scatter(run, data)
     shown = [t.name for t in fig.data if t.showlegend is not False]
     assert shown == ["class −1", "class +1", "boundary before retraining (baseline)",
                      "boundary after consensus retraining", "true boundary x⁽¹⁾ = 0"]
-    theta, _ = run.models["none"].linear_rule()
+    theta, _ = run.models["baseline"].linear_rule()
     before = trace(fig, "boundary before")
     for x, y in zip(before.x, before.y):  # ⟨θ, x⟩ = 0 with x₃.. = 0
         assert theta[0] * x + theta[1] * y == pytest.approx(0.0, abs=1e-9)
@@ -164,7 +166,7 @@ def test_run_scatter_of_a_fig1_run_draws_the_linear_boundaries():
 
 def test_run_scatter_of_a_multiclass_run_draws_predicted_regions():
     data = digits()
-    run = retrain(data, "logistic", 2.0, "consensus", seed=1000, modes=("none", "consensus"))
+    run = retrain(data, RR(epsilon=2.0), "logistic", "consensus", rng=1000, modes=("baseline", "consensus"))
     fig = F.run_scatter(run, data, grid=30)
     regions = [t for t in fig.data if t.type == "heatmap"]
     assert len(regions) == 2 and np.asarray(regions[0].z).shape == (30, 30)
@@ -173,20 +175,31 @@ def test_run_scatter_of_a_multiclass_run_draws_predicted_regions():
     assert "principal component" in fig.layout.xaxis.title.text
 
 
-def test_sweep_charts_read_the_sweep():
+def test_sweep_to_figures_end_to_end():
+    """A real sweep (3 repetitions, not the page's 20) drawn by every sweep chart: the curves are the
+    sweep's means, read through the result object."""
     data = fig1_mixture(0.5)
-    sweep = accuracy_sweep(data, "centroid", EPS, repeats=3, seed=1000)
-    fig = F.sweep_accuracy_chart(sweep, chosen_epsilon=1.0)
-    assert np.allclose(exact(fig, "consensus retraining").y, sweep.mean("consensus"))
-    assert np.allclose(exact(fig, "baseline (no retraining)").y, sweep.mean("none"))
+    result = sweep(data, "rr", EPS, repeats=3, seed=1000, model="centroid")
+    fig = F.sweep_accuracy_chart(result, chosen_epsilon=1.0)
+    assert np.allclose(exact(fig, "consensus retraining").y, result.mean("consensus"))
+    assert np.allclose(exact(fig, "baseline (no retraining)").y, result.mean("baseline"))
+    band = exact(fig, "full retraining ± SD")
+    assert np.allclose(band.y[:4], np.clip(result.mean("full") + result.sd("full"), 0, 1))
+    assert "over 3 runs" in exact(fig, "full retraining").hovertemplate
     assert "C = 2" in trace(fig, "given-label accuracy").name
-    labels = F.sweep_label_chart(sweep, chosen_epsilon=1.0)
-    assert np.allclose(trace(labels, "consensus fraction").y, sweep.consensus_fraction.mean(axis=0))
-    bars = F.sweep_label_bars(sweep, 1.0).data[0]
-    assert bars.y[0] == pytest.approx(sweep.given_label_accuracy[:, 1].mean())
+    assert list(trace(fig, "non-private").y) == pytest.approx([np.mean(result.nonprivate)] * 2)
+    labels = F.sweep_label_chart(result, chosen_epsilon=1.0)
+    assert np.allclose(trace(labels, "consensus fraction").y, result.per_repeat("consensus_fraction").mean(axis=1))
+    bars = F.sweep_label_bars(result, 1.0).data[0]
+    assert bars.y[0] == pytest.approx(result.per_repeat("given_label_accuracy")[1].mean())
+    assert bars.error_y.array[0] == pytest.approx(result.per_repeat("given_label_accuracy")[1].std(ddof=1))
     # on a fresh X_U consensus is undefined: no consensus curve
-    fresh = accuracy_sweep(data, "centroid", EPS[:2], repeats=2, seed=1000, fresh_unlabelled=True)
+    fresh = sweep(data, "rr", EPS[:2], repeats=2, seed=1000, model="centroid", fresh_unlabelled=True)
     assert not [t for t in F.sweep_accuracy_chart(fresh).data if t.name.startswith("consensus")]
+    # a sweep of two randomisers: each chart draws the one asked for
+    both = sweep(data, ["rr", "lp2st"], EPS[:2], repeats=2, seed=1000, model="centroid")
+    lp = F.sweep_accuracy_chart(both, randomiser="lp2st")
+    assert np.allclose(exact(lp, "full retraining").y, both.mean("full", "lp2st"))
 
 
 def test_theory_charts_plot_the_reference_values_and_draw_nothing_where_vacuous():

@@ -27,51 +27,23 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from privlib.core.randomised_response import RandomisedResponse
+from privlib.label_dp.retraining import MODE_LABELS
+from privlib.presentation.style import EPSILON_AXIS, GREY, PALETTE, layout, palette_colour, reference_line, rgba
 
-#: Axis title of every ε axis: the direction of more privacy is always labelled.
-EPSILON_AXIS = "ε  (← smaller ε = more privacy · larger ε = less privacy →)"
-#: The retraining variants, in legend order, with their labels and colours (the same in every chart).
-MODE_LABELS = {
-    "baseline": "baseline (no retraining)",
-    "full": "full retraining",
-    "consensus": "consensus retraining",
-    "confidence": "confidence retraining (top half by margin)",
-}
+#: Colours of the modes (the same in every chart); their labels are the library's `MODE_LABELS`.
 MODE_COLOURS = {"baseline": "#7f7f7f", "full": "#ff7f0e", "consensus": "#2ca02c", "confidence": "#9467bd"}
 NONPRIVATE_COLOUR = "#000000"
 GIVEN_COLOUR = "#d62728"
-#: The label-accuracy series (Tables 3/4 of the paper): labels and colours.
+#: The label-accuracy series (Tables 3/4 of the paper): labels and colours, keyed by the sweep's diagnostics.
 LABEL_SERIES = {
-    "given": ("given labels ŷ", GIVEN_COLOUR),
-    "predicted": ("predicted labels ỹ", "#1f77b4"),
-    "consensus": ("ỹ on the consensus set", MODE_COLOURS["consensus"]),
+    "given_label_accuracy": ("given labels ŷ", GIVEN_COLOUR),
+    "predicted_label_accuracy": ("predicted labels ỹ", "#1f77b4"),
+    "consensus_label_accuracy": ("ỹ on the consensus set", MODE_COLOURS["consensus"]),
     "consensus_fraction": ("consensus fraction", "#8c564b"),
 }
-PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
-           "#bcbd22", "#17becf")
 #: Class colours of the scatter chart (binary data: blue = label 0 / −1, orange = label 1 / +1).
 CLASS_COLOURS = PALETTE
-GREY = "#b0b0b0"
-MARGIN = dict(t=60, b=40, l=60, r=20)
 DIAGNOSTIC_NOTE = "uses clean labels: a teaching diagnostic, not private"
-
-
-def _layout(fig: go.Figure, title: str | None, legend_y: float = -0.25) -> go.Figure:
-    fig.update_layout(title=title, margin=MARGIN, legend=dict(orientation="h", y=legend_y))
-    return fig
-
-
-def _rgba(colour: str, alpha: float) -> str:
-    colour = colour.lstrip("#")
-    r, g, b = (int(colour[i:i + 2], 16) for i in (0, 2, 4))
-    return f"rgba({r},{g},{b},{alpha})"
-
-
-def _hline(fig: go.Figure, x, y: float, name: str, colour: str, dash: str, row=None, col=None) -> None:
-    """A horizontal reference line over the x range, as a trace (so it has a legend entry)."""
-    fig.add_trace(go.Scatter(x=[min(x), max(x)], y=[y, y], mode="lines", name=name,
-                             line=dict(color=colour, dash=dash, width=1.8),
-                             hovertemplate=f"{name}: %{{y:.3f}}<extra></extra>"), row=row, col=col)
 
 
 def _vline(fig: go.Figure, x: float, text: str, log_x: bool, position: str = "top") -> None:
@@ -152,11 +124,11 @@ def accuracy_vs_epsilon(epsilons, curves: dict, classes: int, nonprivate: float 
     for i, (mode, values) in enumerate(curves.items()):
         mean, sd = _mean_sd(values)
         label = MODE_LABELS.get(mode, mode)
-        colour = MODE_COLOURS.get(mode, PALETTE[i % len(PALETTE)])
+        colour = MODE_COLOURS.get(mode, palette_colour(i))
         if sd is not None:
             lo, hi = np.clip(mean - sd, 0, 1), np.clip(mean + sd, 0, 1)
             fig.add_trace(go.Scatter(x=np.concatenate([eps, eps[::-1]]), y=np.concatenate([hi, lo[::-1]]),
-                                     fill="toself", fillcolor=_rgba(colour, 0.15), line=dict(width=0),
+                                     fill="toself", fillcolor=rgba(colour, 0.15), line=dict(width=0),
                                      hoverinfo="skip", showlegend=False, legendgroup=mode, name=f"{label} ± SD"))
         sd_text = sd if sd is not None else np.full(mean.shape, np.nan)
         over = f" over {repeats} runs" if repeats else ""
@@ -169,13 +141,13 @@ def accuracy_vs_epsilon(epsilons, curves: dict, classes: int, nonprivate: float 
         series.append((label, mean))
     lo, hi = (float(eps.min()), float(eps.max())) if eps.size else (0.05, 8.0)
     if nonprivate is not None:
-        _hline(fig, [lo, hi], float(nonprivate), f"non-private (clean labels, {nonprivate:.3f})",
-               NONPRIVATE_COLOUR, "dash")
+        reference_line(fig, [lo, hi], float(nonprivate), f"non-private (clean labels, {nonprivate:.3f})",
+                       NONPRIVATE_COLOUR, "dash")
     _given_line(fig, lo, hi, classes)
     _chosen_marker(fig, eps, chosen_epsilon, series)
     fig.update_xaxes(type="log", title=EPSILON_AXIS)
     fig.update_yaxes(title=y_title, range=[0, 1.02])
-    return _layout(fig, title, legend_y=-0.3)
+    return layout(fig, title, anchor_top=False)
 
 
 # ---------------------------------------------------------------- 3. label accuracy (Tables 3/4)
@@ -191,7 +163,7 @@ def label_accuracy_vs_epsilon(epsilons, series: dict, classes: int | None = None
     drawn = []
     for i, (key, values) in enumerate(series.items()):
         mean, sd = _mean_sd(values)
-        label, colour = LABEL_SERIES.get(key, (key, PALETTE[i % len(PALETTE)]))
+        label, colour = LABEL_SERIES.get(key, (key, palette_colour(i)))
         fraction = key == "consensus_fraction"
         fig.add_trace(go.Scatter(
             x=eps, y=mean, mode="lines+markers", name=label,
@@ -205,7 +177,7 @@ def label_accuracy_vs_epsilon(epsilons, series: dict, classes: int | None = None
     _chosen_marker(fig, eps, chosen_epsilon, drawn)
     fig.update_xaxes(type="log", title=EPSILON_AXIS)
     fig.update_yaxes(title="fraction of labels right (diagnostic)", range=[0, 1.02])
-    return _layout(fig, title, legend_y=-0.3)
+    return layout(fig, title, anchor_top=False)
 
 
 def label_accuracy_bars(values: dict, sds: dict | None = None, epsilon: float | None = None,
@@ -215,7 +187,7 @@ def label_accuracy_bars(values: dict, sds: dict | None = None, epsilon: float | 
     `LABEL_SERIES` -> number; ``sds``: the same keys -> SD over repetitions (error bars)."""
     keys = [k for k in LABEL_SERIES if k in values] + [k for k in values if k not in LABEL_SERIES]
     labels = [LABEL_SERIES.get(k, (k, None))[0] for k in keys]
-    colours = [LABEL_SERIES.get(k, (None, PALETTE[i % len(PALETTE)]))[1] for i, k in enumerate(keys)]
+    colours = [LABEL_SERIES.get(k, (None, palette_colour(i)))[1] for i, k in enumerate(keys)]
     y = [float(values[k]) for k in keys]
     err = [float((sds or {}).get(k, np.nan)) for k in keys]
     fig = go.Figure(go.Bar(
@@ -226,7 +198,8 @@ def label_accuracy_bars(values: dict, sds: dict | None = None, epsilon: float | 
         hovertemplate="%{x}: %{y:.3f}<extra></extra>"))
     fig.update_yaxes(title="fraction of labels right (diagnostic)", range=[0, 1.1], tickformat=".0%")
     fig.update_layout(showlegend=False)
-    return _layout(fig, title or (f"Label accuracy at ε = {epsilon:.3g}" if epsilon is not None else None))
+    title = title or (f"Label accuracy at ε = {epsilon:.3g}" if epsilon is not None else None)
+    return layout(fig, title, legend_y=-0.25, anchor_top=False)
 
 
 # ---------------------------------------------------------------- 4. retraining gain heat map
@@ -258,7 +231,7 @@ def gain_heatmap(epsilons, separations, gain, mode: str = "consensus", chosen_ep
                       line=dict(color="#000000", width=3))
     fig.update_xaxes(title=EPSILON_AXIS, type="category")
     fig.update_yaxes(title=separation_title, type="category")
-    return _layout(fig, title or f"Accuracy gain of {label} over the baseline")
+    return layout(fig, title or f"Accuracy gain of {label} over the baseline", legend_y=-0.25, anchor_top=False)
 
 
 # ---------------------------------------------------------------- 1. the data, its labels and the boundaries
@@ -379,7 +352,7 @@ def data_scatter(points, given, predicted, consensus, classes: int, clean=None, 
     fig.update_xaxes(range=x_range, title=axis_titles[0])
     fig.update_yaxes(range=y_range)
     fig.update_yaxes(title=axis_titles[1], row=1, col=1)
-    return _layout(fig, title, legend_y=-0.2)
+    return layout(fig, title, legend_y=-0.2, anchor_top=False)
 
 
 # ---------------------------------------------------------------- 5. the theory
@@ -395,7 +368,7 @@ def theory_bounds_vs_cos(cos, curves: dict, threshold: float | None = None, titl
     for i, (label, values) in enumerate(curves.items()):
         y = np.asarray(values, dtype=float)
         fig.add_trace(go.Scatter(x=cos, y=y, mode="lines", name=label, connectgaps=False,
-                                 line=dict(color=PALETTE[i % len(PALETTE)], width=2.2,
+                                 line=dict(color=palette_colour(i), width=2.2,
                                            dash="dash" if "upper" in label else "solid"),
                                  hovertemplate=f"{label}<br>cos β = %{{x:.4f}}<br>%{{y:.6f}}<extra></extra>"))
     log_x = bool(cos.size) and float(cos.min()) > 0 and float(cos.max()) / float(cos.min()) > 50
@@ -411,7 +384,7 @@ def theory_bounds_vs_cos(cos, curves: dict, threshold: float | None = None, titl
     fig.update_xaxes(title="cos β(x) = ⟨x, θ*⟩ / ‖x‖  (how far x is from the decision boundary)",
                      type="log" if log_x else "linear", exponentformat="power")
     fig.update_yaxes(title="bound on P(prediction at x is correct)", range=[0, 1.02])
-    return _layout(fig, title)
+    return layout(fig, title, legend_y=-0.25, anchor_top=False)
 
 
 def theory_bounds_vs_n(n, curves: dict, simulated: dict | None = None, vacuous_below: float | None = None,
@@ -426,12 +399,12 @@ def theory_bounds_vs_n(n, curves: dict, simulated: dict | None = None, vacuous_b
     fig = go.Figure()
     for i, (label, values) in enumerate(curves.items()):
         fig.add_trace(go.Scatter(x=n, y=np.asarray(values, dtype=float), mode="lines", name=label, connectgaps=False,
-                                 line=dict(color=PALETTE[i % len(PALETTE)], width=2.2),
+                                 line=dict(color=palette_colour(i), width=2.2),
                                  hovertemplate=f"{label}<br>n = %{{x:.3g}}<br>%{{y:.4f}}<extra></extra>"))
     for j, (label, (sim_n, mean, sd)) in enumerate((simulated or {}).items()):
         fig.add_trace(go.Scatter(x=np.asarray(sim_n, dtype=float), y=np.asarray(mean, dtype=float), mode="markers",
                                  name=f"{label} (simulated, mean ± SD)",
-                                 marker=dict(size=9, symbol="diamond", color=PALETTE[(len(curves) + j) % len(PALETTE)]),
+                                 marker=dict(size=9, symbol="diamond", color=palette_colour(len(curves) + j)),
                                  error_y=dict(type="data", array=np.asarray(sd, dtype=float), visible=True),
                                  hovertemplate=f"{label}<br>n = %{{x:.3g}}<br>%{{y:.3f}}<extra>simulated</extra>"))
     if vacuous_below is not None and np.isfinite(vacuous_below):
@@ -439,68 +412,50 @@ def theory_bounds_vs_n(n, curves: dict, simulated: dict | None = None, vacuous_b
                position="bottom")
     fig.update_xaxes(type="log", title="n, the number of training points (log scale)", exponentformat="power")
     fig.update_yaxes(title="accuracy (bound or simulated)", range=[0, 1.02])
-    return _layout(fig, title)
+    return layout(fig, title, legend_y=-0.25, anchor_top=False)
 
 
 # ================================================================ the page's charts from privlib.label_dp results
-# Each function below reads a result of privlib.label_dp (an AccuracySweep, a RetrainingRun and its
+# Each function below reads a result of privlib.label_dp (a RetrainingSweep, a RetrainingRun and its
 # LabelDataset, or a dict of privlib.label_dp.theory) and returns the figure of one builder above.
 
-def sweep_curves(sweep) -> dict:
-    """{variant: {mean, sd}} from an ``AccuracySweep`` (mode "none" is the baseline); a variant that
-    is undefined at every ε (consensus on a fresh X_U) is left out."""
-    names = {"none": "baseline", "full": "full", "consensus": "consensus", "confidence": "confidence"}
-    curves = {}
-    for mode in sweep.modes:
-        mean = np.asarray(sweep.mean(mode), dtype=float)
-        if np.all(np.isnan(mean)):
-            continue
-        curves[names.get(mode, mode)] = {"mean": mean, "sd": np.asarray(sweep.sd(mode), dtype=float)}
-    return curves
+def sweep_curves(sweep, randomiser: str | None = None) -> dict:
+    """{mode: (mean, sd)} per ε from a ``RetrainingSweep`` (default: its first randomiser), in the
+    order of the sweep's modes; a mode undefined at every ε (consensus on a fresh X_U) is left out."""
+    return {mode: (sweep.mean(mode, randomiser), sweep.sd(mode, randomiser)) for mode in sweep.modes
+            if sweep.defined(mode, randomiser)}
 
 
-def _nanmean(values) -> np.ndarray:
-    values = np.asarray(values, dtype=float)
-    out = np.full(values.shape[1], np.nan)
-    seen = ~np.all(np.isnan(values), axis=0)
-    out[seen] = np.nanmean(values[:, seen], axis=0)
-    return out
+def sweep_label_series(sweep, randomiser: str | None = None) -> dict:
+    """{diagnostic: mean over repetitions per ε} for the keys of `LABEL_SERIES`."""
+    return {key: sweep.mean(key, randomiser) for key in LABEL_SERIES}
 
 
-def sweep_label_series(sweep) -> dict:
-    """{given, predicted, consensus, consensus_fraction}: mean over repetitions per ε."""
-    return {"given": _nanmean(sweep.given_label_accuracy), "predicted": _nanmean(sweep.predicted_label_accuracy),
-            "consensus": _nanmean(sweep.consensus_label_accuracy),
-            "consensus_fraction": _nanmean(sweep.consensus_fraction)}
-
-
-def sweep_accuracy_chart(sweep, chosen_epsilon: float | None = None, title: str | None = None) -> go.Figure:
-    """`accuracy_vs_epsilon` of an ``AccuracySweep``: every variant, the non-private model (mean over
+def sweep_accuracy_chart(sweep, chosen_epsilon: float | None = None, title: str | None = None,
+                         randomiser: str | None = None) -> go.Figure:
+    """`accuracy_vs_epsilon` of a ``RetrainingSweep``: every mode, the non-private model (mean over
     repetitions) and e^ε/(e^ε + C − 1)."""
     nonprivate = float(np.nanmean(sweep.nonprivate)) if np.any(np.isfinite(sweep.nonprivate)) else None
-    return accuracy_vs_epsilon(sweep.epsilons, sweep_curves(sweep), sweep.classes, nonprivate=nonprivate,
+    return accuracy_vs_epsilon(sweep.epsilons, sweep_curves(sweep, randomiser), sweep.classes, nonprivate=nonprivate,
                                chosen_epsilon=chosen_epsilon, repeats=sweep.repeats, title=title,
                                y_title=f"accuracy ({sweep.evaluation})")
 
 
-def sweep_label_chart(sweep, chosen_epsilon: float | None = None, title: str | None = None) -> go.Figure:
-    """`label_accuracy_vs_epsilon` of an ``AccuracySweep``."""
-    return label_accuracy_vs_epsilon(sweep.epsilons, sweep_label_series(sweep), classes=sweep.classes,
+def sweep_label_chart(sweep, chosen_epsilon: float | None = None, title: str | None = None,
+                      randomiser: str | None = None) -> go.Figure:
+    """`label_accuracy_vs_epsilon` of a ``RetrainingSweep``."""
+    return label_accuracy_vs_epsilon(sweep.epsilons, sweep_label_series(sweep, randomiser), classes=sweep.classes,
                                      chosen_epsilon=chosen_epsilon, title=title)
 
 
-def sweep_label_bars(sweep, epsilon: float, title: str | None = None) -> go.Figure:
+def sweep_label_bars(sweep, epsilon: float, title: str | None = None, randomiser: str | None = None) -> go.Figure:
     """`label_accuracy_bars` at the grid ε nearest to ``epsilon``: means and SDs over repetitions."""
     i = int(np.argmin(np.abs(np.log(np.asarray(sweep.epsilons, dtype=float)) - np.log(epsilon))))
-    arrays = {"given": sweep.given_label_accuracy, "predicted": sweep.predicted_label_accuracy,
-              "consensus": sweep.consensus_label_accuracy, "consensus_fraction": sweep.consensus_fraction}
     values, sds = {}, {}
-    for key, a in arrays.items():
-        column = np.asarray(a, dtype=float)[:, i]
-        column = column[np.isfinite(column)]
-        if column.size:
-            values[key] = float(column.mean())
-            sds[key] = float(column.std(ddof=1)) if column.size > 1 else 0.0
+    for key in LABEL_SERIES:
+        mean = float(sweep.mean(key, randomiser)[i])
+        if np.isfinite(mean):  # consensus accuracy is undefined where every consensus set was empty
+            values[key], sds[key] = mean, float(sweep.sd(key, randomiser)[i])
     eps = float(sweep.epsilons[i])
     return label_accuracy_bars(values, sds, epsilon=eps,
                                title=title or f"Label accuracy at ε = {eps:.3g}, mean ± SD over {sweep.repeats} runs")
@@ -517,8 +472,8 @@ def run_scatter(run, dataset, title: str | None = None, grid: int = 90, max_poin
     to feature space (baseline on the left, retrained model on the right)."""
     synthetic = bool(getattr(dataset, "synthetic", False))
     z, centre, basis = plane_coordinates(dataset.X_train, first_two=synthetic)
-    base = run.models.get("none")
-    after_mode = run.mode if run.mode != "none" and run.models.get(run.mode) is not None else None
+    base = run.models.get("baseline")
+    after_mode = run.mode if run.mode != "baseline" and run.models.get(run.mode) is not None else None
     after = run.models.get(after_mode) if after_mode else None
     rules = [m.linear_rule() for m in (base, after) if m is not None]
     boundaries, regions = [], None
