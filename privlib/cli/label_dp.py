@@ -168,8 +168,8 @@ def add_retrain_arguments(parser) -> None:
                              "instead of the training set (consensus is then undefined)")
     add_repeats_argument(parser, default=20, help="repetitions (each redraws the labels, and synthetic data)",
                          aliases=("--seeds",))
-    add_seed_argument(parser, default=1000,
-                      help="seed: repetition r draws its labels from the stream (seed, r, randomiser) (default 1000)")
+    add_seed_argument(parser, default=0,
+                      help="seed: repetition r draws its labels from the stream (seed, r, randomiser) (default 0, as every study command)")
     add_allow_long_flag(parser)
 
 
