@@ -11,7 +11,6 @@ loaded space, which calls `start_page()` first).
 from __future__ import annotations
 
 import contextvars
-import os
 from pathlib import Path
 import numpy as np
 import streamlit as st

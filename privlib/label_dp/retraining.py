@@ -133,7 +133,7 @@ def as_dataset(dataset) -> LabelDataset:
     if isinstance(dataset, LabelDataset):
         return dataset
     if isinstance(dataset, str):
-        return loadas_dataset(dataset)
+        return load_dataset(dataset)
     raise ValueError(f"dataset must be a LabelDataset or a dataset name, got {dataset!r}.")
 
 

@@ -3,20 +3,16 @@ charts plot the library's numbers, moving n reruns no sweep, changing ε changes
 invalid-calibration and δ ≥ 1/n messages appear when they should, and diabetes switches to a curve over ε."""
 import base64
 import json
-import time
-from pathlib import Path
 
 import numpy as np
 import pytest
-from apptest_counting import counting_calls
-from streamlit.testing.v1 import AppTest
+from apptest_counting import counting_calls, opened_page
 
 from privlib.erm import sweep as erm_sweep_module
 from privlib.erm.calibration import calibrate
 from privlib.erm.mechanisms import METHODS
 from privlib.presentation.erm import figures as F
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "pages/private_learning.py"
 NS = (100, 300, 1_000, 3_000, 10_000, 30_000, 100_000)
 
@@ -32,12 +28,7 @@ def counted():
 
 @pytest.fixture(scope="module")
 def page(counted):
-    at = AppTest.from_file(APP, default_timeout=300)
-    at.run()
-    started = time.perf_counter()
-    at.switch_page(PAGE).run()
-    print(f"private learning: first render {time.perf_counter() - started:.2f} s (AppTest, in process)")
-    return at
+    return opened_page(PAGE, "private learning")
 
 
 def spec(chart) -> dict:

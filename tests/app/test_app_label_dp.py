@@ -6,16 +6,13 @@ import base64
 import json
 import math
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
-from apptest_counting import counting_calls
-from streamlit.testing.v1 import AppTest
+from apptest_counting import counting_calls, opened_page
 
 from privlib.label_dp import sweep as sweep_module
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "pages/label_dp.py"
 LN_1_5 = math.log(1.5)
 
@@ -31,12 +28,7 @@ def counted():
 
 @pytest.fixture(scope="module")
 def page(counted):
-    at = AppTest.from_file(APP, default_timeout=300)
-    at.run()
-    started = time.perf_counter()
-    at.switch_page(PAGE).run()
-    print(f"label DP: first render {time.perf_counter() - started:.2f} s")
-    return at
+    return opened_page(PAGE, "label DP")
 
 
 def _spec(chart) -> dict:

@@ -3,15 +3,12 @@ moving ε reruns no sweep (the sweep covers the ε grid; ε only moves a marker 
 showing iDP adds only the iDP sweep, labelled as not DP."""
 import json
 import time
-from pathlib import Path
 
 import pytest
-from apptest_counting import counting_calls
-from streamlit.testing.v1 import AppTest
+from apptest_counting import counting_calls, opened_page
 
 from privlib.projections import sweep as rp_sweep
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "pages/random_projections.py"
 
 pytestmark = pytest.mark.slow  # the default view sweeps 11 mechanisms on MNIST (about 10 s)
@@ -29,12 +26,7 @@ def counted():
 
 @pytest.fixture(scope="module")
 def page(counted):
-    at = AppTest.from_file(APP, default_timeout=300)
-    at.run()
-    started = time.perf_counter()
-    at.switch_page(PAGE).run()
-    print(f"random projections: first render {time.perf_counter() - started:.2f} s")
-    return at
+    return opened_page(PAGE, "random projections")
 
 
 def _text(chart) -> str:

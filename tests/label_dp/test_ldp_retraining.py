@@ -21,7 +21,7 @@ from privlib.label_dp.models import (
     make_model,
     top_two_margin,
 )
-from privlib.label_dp.retraining import MODES, retrain, retrain_from_noisy
+from privlib.label_dp.retraining import MODES, as_dataset, retrain, retrain_from_noisy
 from privlib.label_dp.sweep import DIAGNOSTICS, METRICS, repeat_rng, sweep, sweep_run
 
 
@@ -384,3 +384,11 @@ def test_gain_grid_matches_the_sweeps():
     result = sweep(fig1_mixture(delta_sep=0.5, n=100, d=5, seed=0), "rr", [0.5, 2.0], repeats=3, seed=0,
                    model="centroid", modes=("baseline", "full"))
     np.testing.assert_allclose(grid.mean_gain[1], result.gain("full").mean(axis=1), rtol=1e-12)
+
+
+def test_a_dataset_can_be_given_by_name():
+    """Every entry point accepts a dataset's name for its default parameters (or the dataset itself)."""
+    assert as_dataset("fig1").name == "fig1" and as_dataset("digits").classes == 10
+    assert as_dataset(small := as_dataset("twopoint")) is small
+    with pytest.raises(ValueError, match="LabelDataset or a dataset name"):
+        as_dataset(3)
