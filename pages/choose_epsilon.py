@@ -180,8 +180,9 @@ privacy_metric = st.selectbox("Privacy measure on the trade-off chart", PRIVACY_
 charts = choice_figures(choice, privacy_metric)
 plotly_warmup.empty()
 st.plotly_chart(charts[0][1], key="choose_chart_tradeoff")
+exact_labels = ", ".join(cls.label for cls in MECHANISMS.values() if cls.has_exact_probabilities)
 st.caption("Bands and error bars: ±2 standard errors. Shaded ε ranges: recommended for the mechanism of that colour. "
-           "Exact mechanisms (SanText, SanText+, TEM, CusText) have no sampling error.")
+           f"Mechanisms with an exact output law ({exact_labels}) have no sampling error.")
 columns = st.columns(2)
 for k, (name, fig) in enumerate(charts[1:]):
     with columns[k % 2]:

@@ -177,5 +177,5 @@ st.plotly_chart(figures.proportions_vs_epsilon(sweeps, title="Proportions of out
 
 with st.expander("About this mechanism"):
     chosen = resolve_mechanism(mechanism)
-    st.markdown(f"**{chosen.label}.** {chosen.guarantee}")
+    st.markdown(f"**{chosen.label}.** {chosen.guarantee.text}")
     st.markdown((type(chosen).__doc__ or "").split("\n\n")[0])

@@ -117,7 +117,7 @@ for col, result, (name, params) in zip(columns, results, mechanisms):
         a.metric("Unchanged", f"{f['unchanged']:.0%}", help="Sanitised words output as themselves (rank 0).")
         b.metric("Close neighbour", f"{f['close']:.0%}", help=f"Replaced by one of the word's {close} nearest neighbours.")
         c.metric("Distant word", f"{f['distant']:.0%}", help=f"Replaced by a word ranked beyond {close}.")
-        st.caption(resolve_mechanism((name, params)).guarantee)
+        st.caption(resolve_mechanism((name, params)).guarantee.text)
 
 with st.expander("Every token"):
     st.dataframe(records_table(results), hide_index=True,

@@ -8,7 +8,7 @@ import streamlit as st
 
 from epsilon_lab import embedding_ui, ui
 from privlib.presentation.words import figures
-from privlib.words.experiments import compare_sweeps
+from privlib.words.experiments import sweep
 from privlib.words.mechanisms.postprocessing import DEFAULT_C
 from privlib.words.theory.analogies import (
     CLOSE_1D,
@@ -90,8 +90,8 @@ def cached_frequencies(_space, _table, space_key, words, seed):
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def cached_fix_sweeps(_space, space_key, seed):
-    return ui.with_progress_bar("Comparing the mechanisms …", lambda progress: compare_sweeps(
-        _space, FIX_EPSILONS, FIX_WORDS, FIX_MECHANISMS, rng=seed, progress=progress))
+    return ui.with_progress_bar("Comparing the mechanisms …", lambda progress: sweep(
+        _space, FIX_MECHANISMS, FIX_EPSILONS, repeats=FIX_WORDS, seed=seed, progress=progress))
 
 
 space = embedding_ui.word_space()
@@ -127,13 +127,14 @@ st.plotly_chart(figures.proportions_vs_epsilon(
 
 # ------------------------------------------------------------------------------------ step 2
 st.header("2. On a map, islands keep themselves")
+point_map = us_map()
 st.markdown(
     "Now two dimensions: report a US state's centre with planar Laplace noise, as location privacy "
     "does, and output the nearest state. The same ε that sends Kansas to one of its neighbours about "
-    "300 km away leaves Hawaii, almost 4,000 km from any other state, where it is: what an output "
+    f"{point_map.nearest_distance('Kansas'):,.0f} km away leaves Hawaii, "
+    f"{point_map.nearest_distance('Hawaii'):,.0f} km from any other state, where it is: what an output "
     "looks like depends on how far the nearest neighbour is."
 )
-point_map = us_map()
 c1, c2 = st.columns([2, 1])
 with c1:
     map_epsilon = st.select_slider("ε per km", MAP_EPSILONS, value=0.002, key="why_map_epsilon",
@@ -269,8 +270,7 @@ st.markdown(
     f"with probability decreasing with its rank among the pivot's neighbours (c = {DEFAULT_C:g}). It reads only "
     "the pivot, so the privacy guarantee is unchanged, but close neighbours of the input now come out."
 )
-plain, fixed = cached_fix_sweeps(space, key, seed)
+fix_sweep = cached_fix_sweeps(space, key, seed)
 st.plotly_chart(figures.proportions_vs_epsilon(
-    [("without the fix", plain), (f"with the fix (c = {DEFAULT_C:g})", fixed)],
-    title=f"Outputs of {FIX_WORDS} random words, without and with the fix"), key="why_fix")
+    fix_sweep, title=f"Outputs of {fix_sweep.repeats} random words, without and with the fix"), key="why_fix")
 st.page_link(ui.PAGES / "neighbour_ranks.py", label="Try both mechanisms on any word in Neighbour ranks", icon="➡️")

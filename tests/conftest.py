@@ -12,6 +12,24 @@ import pytest
 from privlib.words.embeddings import EmbeddingSpace
 
 
+#: `privlib.words.cost.KERNEL_NANOSECONDS_VARIABLE` (spelt out: another topic's tests need not import
+#: the cost model; tests/cli/test_cli_long_work.py checks the two agree) and its value during tests:
+#: about this machine's pace, so every estimate is the same whatever the load.
+KERNEL_NANOSECONDS_VARIABLE = "PRIVLIB_KERNEL_NANOSECONDS"
+TEST_KERNEL_NANOSECONDS = "2"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def fixed_kernel_costs():
+    """Cost estimates (`privlib.words.cost`) from fixed kernel costs instead of timings, for the whole
+    run and for the processes it starts: the command line refuses work estimated above a minute, and a
+    timing on a busy machine could refuse a small run (or let a test of refusal through). A test of
+    the timings themselves removes the variable (``monkeypatch.delenv``)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(KERNEL_NANOSECONDS_VARIABLE, TEST_KERNEL_NANOSECONDS)
+        yield
+
+
 def brute_force_nearest(vectors, points, chunk_bytes: int = 32 * 2**20) -> np.ndarray:
     """Reference nearest neighbour: argmin over words of sum((x - q)^2) in float64, computed
     from the differences (never the norm trick); np.argmin returns the lowest index on ties.

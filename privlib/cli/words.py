@@ -20,6 +20,8 @@ from privlib.cli.common import (
     add_allow_long_flag,
     add_cluster_arguments,
     add_epsilon_argument,
+    add_epsilons_argument,
+    add_repeats_argument,
     add_seed_argument,
     fresh_seed,
     long_work,
@@ -31,7 +33,14 @@ from privlib.cli.common import (
 )
 from privlib.core.validation import as_generator
 from privlib.presentation.words.report import choice_report
-from privlib.words.choice import Targets, WordSet, choose_epsilon, epsilon_grid
+from privlib.words.choice import (
+    DEFAULT_SENTENCE_LENGTH,
+    KEEP_STATISTICS,
+    Targets,
+    WordSet,
+    choose_epsilon,
+    epsilon_grid,
+)
 from privlib.words.cluster import LOCAL_THREADS_PER_WORKER, open_client
 from privlib.words.cost import (
     choose_epsilon_seconds,
@@ -40,8 +49,8 @@ from privlib.words.cost import (
     rank_experiment_seconds,
 )
 from privlib.words.embeddings import EmbeddingSpace
-from privlib.words.experiments import epsilon_sweep, parse_epsilons, rank_experiment
-from privlib.words.mechanisms import MECHANISMS, resolve_mechanism
+from privlib.words.experiments import epsilon_sweep, rank_experiment
+from privlib.words.mechanisms import MECHANISMS, describe_mechanisms, resolve_mechanism
 from privlib.words.neighbours import DEFAULT_CLOSE
 from privlib.words.text import CASE_POLICIES, NUMBER_POLICIES, OOV_POLICIES, SanitisePolicy, sanitize_many
 from privlib.words.theory.neighbour_distances import neighbour_distances, published_table2
@@ -176,8 +185,10 @@ def print_ranks(args, result: dict) -> None:
 
 
 def add_sweep_arguments(parser) -> None:
-    parser.add_argument("--words", type=int, default=200, help="number of words drawn uniformly from the vocabulary")
-    parser.add_argument("--epsilons", default="1:30", help="start:stop[:step] or a comma list (default 1:30)")
+    # the repetitions of the sweep are its words: each word drawn is one repetition
+    add_repeats_argument(parser, default=200, help="words drawn uniformly from the vocabulary, one repetition each",
+                         aliases=("--words",))
+    add_epsilons_argument(parser, default="1:30")
     add_word_arguments(parser)
     add_allow_long_flag(parser)
     add_study_cluster_arguments(parser)
@@ -187,12 +198,12 @@ def run_sweep(args) -> dict:
     """Proportions original / close / distant against epsilon (`epsilon_sweep`, paper Fig. 2), in
     this process or on the cluster of ``--scheduler`` / ``--workers`` (same numbers)."""
     mechanism = mechanism_of(args)
-    epsilons = parse_epsilons(args.epsilons)
+    epsilons = args.epsilons
     with StudyCluster(args) as cluster:  # an unreachable scheduler: before loading
         space = space_of(args)
-        seconds = epsilon_sweep_seconds(space, epsilons, args.words, mechanism) / cluster.threads
-        progress = long_work(args, "sweep", seconds, "--words or --epsilons")
-        return epsilon_sweep(space, epsilons, args.words, mechanism, args.close, rng=args.seed,
+        seconds = epsilon_sweep_seconds(space, epsilons, args.repeats, mechanism) / cluster.threads
+        progress = long_work(args, "sweep", seconds, "--words (--repeats) or --epsilons")
+        return epsilon_sweep(space, epsilons, args.repeats, mechanism, args.close, rng=args.seed,
                              progress=progress, client=cluster.client()).to_dict()
 
 
@@ -400,10 +411,11 @@ def add_choose_arguments(parser) -> None:
     parser.add_argument("--max-keep", type=float, default=0.5,
                         help="privacy floor: no word kept unchanged more than this fraction of the time "
                              "(default 0.5)")
-    parser.add_argument("--keep-statistic", choices=("max", "mean"), default="max",
+    parser.add_argument("--keep-statistic", choices=tuple(KEEP_STATISTICS), default=Targets.keep_statistic,
                         help="the floor applies to every word (max, default) or to the average (mean)")
-    parser.add_argument("--sentence-length", type=int, default=20,
-                        help="words per sentence for the composed budget L·epsilon (default 20)")
+    parser.add_argument("--sentence-length", type=int, default=DEFAULT_SENTENCE_LENGTH,
+                        help="words per sentence for the composed budget L·epsilon "
+                             f"(default {DEFAULT_SENTENCE_LENGTH})")
     parser.add_argument("--report", metavar="OUT.html", default=None, help="also write a self-contained HTML report")
     add_word_arguments(parser)
     add_allow_long_flag(parser)
@@ -481,7 +493,7 @@ def add_mechanisms_arguments(parser) -> None:
 
 
 def run_mechanisms(args) -> dict:
-    return {"mechanisms": [cls().describe() for cls in MECHANISMS.values()]}
+    return {"mechanisms": describe_mechanisms()}
 
 
 def print_mechanisms(args, result: dict) -> None:

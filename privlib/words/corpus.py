@@ -551,7 +551,7 @@ def sanitize_corpus(source, target, text_column: str = "text", id_column: str | 
         raise ValueError("The output must be another file than the input.")
     if not target.parent.is_dir():
         raise ValueError(f"Cannot write {target}: the folder {target.parent} does not exist.")
-    mechanism = resolve_mechanism(mechanism if mechanism is not None else MultivariateLaplace())
+    mechanism = resolve_mechanism(mechanism if mechanism is not None else MultivariateLaplace.family())
     epsilon = check_epsilon(epsilon)
     policy = policy or SanitisePolicy()
     if not isinstance(policy, SanitisePolicy):

@@ -43,10 +43,17 @@ table2 --words 1,000 / 5,000 / 20,000: 2/2, 7/7, 27/24 s; sweep --words 50 / 200
 10 / 30 / 30 epsilons: 0/0, 2/2, 7/5 s; choose with 10 words, 10 epsilons, 50 runs / 20, 30, 100 /
 50, 30, 100: 2/2, 27/17, 52/45 s — within a factor of 1.6, and mostly above the time taken.
 The machine's load can change during a long run, which no estimate made before it can know.
+
+Fixed costs instead of timings: with the environment variable `KERNEL_NANOSECONDS_VARIABLE` set
+to a number c, no kernel is timed and every kernel costs c nanoseconds per unit and per word of the
+vocabulary (a sort: times log2 N) — the same estimate on any machine under any load, for tests
+and reproducible refusals. About 2 is this machine's pace (GloVe 6B 50d, 400,000 words: 0.8 ms per
+output of the multivariate Laplace mechanism against 0.6 ms measured).
 """
 from __future__ import annotations
 
 import math
+import os
 import time
 
 import numpy as np
@@ -67,6 +74,10 @@ CALIBRATION_WORDS = 65_536
 CALIBRATION_SECONDS = 0.15
 #: Epsilons of a grid the sampling kernel is timed at (spread over the grid).
 CALIBRATION_EPSILONS = 8
+
+#: The environment variable of fixed kernel costs (nanoseconds per unit and per vocabulary word)
+#: that replace the timings; unset or empty: the kernels are timed.
+KERNEL_NANOSECONDS_VARIABLE = "PRIVLIB_KERNEL_NANOSECONDS"
 
 if CALIBRATION_WORDS <= DIRECT_MAX_WORDS:  # pragma: no cover - a guard on the two constants
     raise RuntimeError("CALIBRATION_WORDS must exceed DIRECT_MAX_WORDS.")
@@ -94,6 +105,22 @@ def per_unit_seconds(run, sizes) -> float:
     return elapsed / size
 
 
+def fixed_kernel_nanoseconds() -> float | None:
+    """The fixed cost of `KERNEL_NANOSECONDS_VARIABLE` (nanoseconds per unit and per vocabulary
+    word), or None when it is unset or empty (the kernels are timed); ValueError when it is not a
+    finite number >= 0."""
+    text = os.environ.get(KERNEL_NANOSECONDS_VARIABLE, "").strip()
+    if not text:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value >= 0):
+        raise ValueError(f"{KERNEL_NANOSECONDS_VARIABLE} must be a number of nanoseconds >= 0, got {text[:40]!r}.")
+    return value
+
+
 def calibration_space(space, minimum: int = 0, words: int = CALIBRATION_WORDS) -> EmbeddingSpace:
     """The space the kernels are timed on: its first ``words`` words (the space itself when it is
     no larger, or when a kernel needs more than that many words: ``minimum``)."""
@@ -108,7 +135,13 @@ def measured(space, key: tuple, measure, minimum: int = 0, affine: bool = False)
     ``minimum`` words) scaled from the calibration space's N to the space's — in proportion (a key
     starting with "sorting": N log N), or with ``affine`` along the line through a second
     measurement on twice as many words (for kernels with a part per unit that does not grow with
-    N; at most the proportional scaling) — measured once per space."""
+    N; at most the proportional scaling) — measured once per space. With fixed costs
+    (`fixed_kernel_nanoseconds`) nothing is measured: those nanoseconds times N (a sort: N log2 N)."""
+    fixed = fixed_kernel_nanoseconds()
+    if fixed is not None:  # before the cache of the space: a timing cached there must not hide it
+        n = len(space)
+        return fixed * 1e-9 * n * (math.log2(max(n, 2)) if key[0] == "sorting" else 1.0)
+
     def build():
         sub = calibration_space(space, minimum)
         n, c = len(space), len(sub)
@@ -211,7 +244,7 @@ def rank_experiment_seconds(space, word, epsilon: float, samples: int = 2000,
     """Estimated seconds of `rank_experiment` with these arguments (same checks, same errors).
     Mechanisms with exact output probabilities compute one law instead of sampling: 0 (well under
     a second at any vocabulary size that fits in memory)."""
-    mechanism = mechanism or MultivariateLaplace()
+    mechanism = mechanism or MultivariateLaplace.family()
     space.row(word)
     epsilon = check_epsilon(epsilon)
     samples = check_positive_int(samples, "samples", maximum=MAX_SAMPLES)
@@ -224,7 +257,7 @@ def epsilon_sweep_seconds(space, epsilons, words=200, mechanism: Mechanism | Non
                           samples_per_word: int = 1) -> float:
     """Estimated seconds of `epsilon_sweep` with these arguments (same checks, same errors):
     words x epsilons x samples per word outputs, then each word's outputs ranked."""
-    mechanism = mechanism or MultivariateLaplace()
+    mechanism = mechanism or MultivariateLaplace.family()
     eps = np.atleast_1d(np.asarray([check_epsilon(float(e)) for e in np.atleast_1d(epsilons)]))
     samples_per_word = check_positive_int(samples_per_word, "samples_per_word", maximum=1000)
     if isinstance(words, str):

@@ -1,6 +1,13 @@
 """Rank experiments: how often a mechanism outputs the original word, a close neighbour or a
 distant word (paper §2, Fig. 2; artifact CloseNeighborsDxFrequencies).
 
+The Fig. 2 sweep follows the library's one pattern: `sweep(space, mechanisms, epsilons, *,
+repeats, seed, progress)` returns a `privlib.core.sweep.SweepResult` (mechanism × ε × repetition
+× `SWEEP_METRICS`), one repetition per input word; `epsilon_sweep` is one mechanism's sweep as an
+`EpsilonSweep`, which holds its `SweepResult` (the CLI's ``sweep --json`` is its ``to_dict``).
+The mechanisms' batch kernels get the ε of every row (`Mechanism.sample_many`), so one search
+pass serves many ε: a study holds a mechanism's family, never a stand-in ε.
+
 Studies over many words (the Fig. 2 sweep here, Table 2 in `privlib.words.theory`, the ε study in
 `privlib.words.choice`) are split into blocks of words whose size depends only on the study's own
 size (`words_per_block`, `sweep_words_per_block`, `word_blocks`), never on where it runs: each block is one task, run in
@@ -15,7 +22,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from privlib.core.statistics import binomial_standard_error
-from privlib.core.validation import as_generator, check_epsilon, check_positive_int, parse_epsilon_grid
+from privlib.core.sweep import Progress, SweepResult
+from privlib.core.validation import as_generator, check_epsilon, check_positive_int, check_seed, parse_epsilon_grid
 from privlib.words.cluster import SpaceSpec, run_tasks
 from privlib.words.mechanisms import MECHANISMS, SAMPLE_BATCH, Mechanism, MultivariateLaplace, resolve_mechanism
 from privlib.words.neighbours import (
@@ -142,14 +150,14 @@ def rank_experiment(space, word, epsilon: float, samples: int = 2000, mechanism:
     mechanism is asked for one batch after another, which for mechanisms that draw batch by batch
     anyway gives the very outputs of one call).
     """
-    mechanism = mechanism or MultivariateLaplace()
-    epsilon = check_epsilon(epsilon)
+    mechanism = (mechanism or MultivariateLaplace.family()).with_epsilon(epsilon)
+    epsilon = mechanism.epsilon
     samples = check_positive_int(samples, "samples", maximum=MAX_SAMPLES)
     close = check_positive_int(close, "close (K)", minimum=1, maximum=len(space) - 1)
     ranks_of = neighbour_ranks(space, word)
     rank_probabilities = None
     if mechanism.has_exact_probabilities:
-        probabilities = mechanism.output_probabilities(space, ranks_of.row, epsilon)
+        probabilities = mechanism.output_probabilities(space, ranks_of.row)
         rank_probabilities = np.empty_like(probabilities)
         rank_probabilities[ranks_of.rank] = probabilities
         proportions = {"original": float(rank_probabilities[0]),
@@ -165,7 +173,7 @@ def rank_experiment(space, word, epsilon: float, samples: int = 2000, mechanism:
         outputs = np.empty(samples, dtype=np.int64)
         for start in range(0, samples, SAMPLE_BATCH):
             stop = min(start + SAMPLE_BATCH, samples)
-            outputs[start:stop] = mechanism.sample(space, ranks_of.row, epsilon, stop - start, generator)
+            outputs[start:stop] = mechanism.release(space, ranks_of.row, stop - start, generator)
             if progress is not None:
                 progress(stop / samples, f"Sampled {stop:,} of {samples:,} outputs")
         ranks = ranks_of.rank_of(outputs)
@@ -186,16 +194,41 @@ def rank_experiment(space, word, epsilon: float, samples: int = 2000, mechanism:
                           rank_probabilities)
 
 
+#: The metrics of the Fig. 2 sweep: the share of outputs that are the input word (rank 0), a
+#: close neighbour (ranks 1..K) or a distant word (rank > K).
+SWEEP_METRICS = ("original", "close", "distant")
+
+
 @dataclass(frozen=True)
 class EpsilonSweep:
-    """Proportions original / close / distant against epsilon over many words (paper Fig. 2)."""
+    """One mechanism's Fig. 2 sweep: proportions original / close / distant against epsilon over
+    many words (paper Fig. 2).
 
-    epsilons: np.ndarray
-    words: tuple  # the input words
-    mechanism: str
+    ``result`` is the `SweepResult` (one mechanism × ε × repetition × `SWEEP_METRICS`): one
+    repetition per input word, its value the share of that word's ``samples_per_word`` outputs
+    in each class; ``words`` are the input words in the order of the repetitions."""
+
+    result: SweepResult
+    words: tuple  # the input words, one per repetition of ``result``
     close: int
-    proportions: dict  # name -> array over epsilons
     samples_per_word: int = 1
+
+    @property
+    def epsilons(self) -> np.ndarray:
+        return self.result.epsilons
+
+    @property
+    def mechanism(self) -> str:
+        return self.result.mechanisms[0]
+
+    @property
+    def label(self) -> str:
+        return self.result.label(self.mechanism)
+
+    @property
+    def proportions(self) -> dict:
+        """Metric -> mean over the words per epsilon (= the share of all outputs)."""
+        return {k: self.result.mean(self.mechanism, k) for k in SWEEP_METRICS}
 
     @property
     def trials(self) -> int:
@@ -351,11 +384,34 @@ def sweep_block(space, mechanism, rows, epsilons, samples_per_word: int, close: 
     ).reshape(inputs.size, epsilons.size)
 
 
+def sweep_words(space, words, rng) -> np.ndarray:
+    """The input rows of a sweep: ``words`` (a count) drawn uniformly without replacement from the
+    vocabulary with ``rng``, sorted, or the rows of the given words (a word or a list)."""
+    if isinstance(words, str):
+        words = [words]
+    if isinstance(words, (int, np.integer)):
+        count = check_positive_int(words, "words", minimum=1, maximum=len(space))
+        return np.sort(rng.choice(len(space), size=count, replace=False))
+    rows = space.indices(words)
+    if rows.size == 0:
+        raise ValueError("Give at least one word for the sweep.")
+    return rows
+
+
+def word_values(classes: np.ndarray, rows: int, samples_per_word: int) -> np.ndarray:
+    """Per-word shares of each class of `SWEEP_METRICS`, shape (epsilons, words, metrics), from the
+    classes of `sweep_block` (rows.size x samples_per_word, epsilons)."""
+    per_word = classes.reshape(rows, samples_per_word, -1)
+    shares = [np.mean(per_word == c, axis=1) for c in (ORIGINAL, CLOSE, DISTANT)]
+    return np.stack(shares, axis=-1).transpose(1, 0, 2)
+
+
 def epsilon_sweep(space, epsilons, words=200, mechanism: Mechanism | None = None, close: int = DEFAULT_CLOSE,
                   rng=None, samples_per_word: int = 1, progress=None, client=None) -> EpsilonSweep:
     """Paper Fig. 2: for each epsilon, one output per word (``samples_per_word`` outputs) for
     words drawn uniformly without replacement from the vocabulary (``words`` = a count) or given
     as a list; the proportions of original / close / distant outputs against epsilon.
+    ``mechanism``: a family (ε per row) or a mechanism — only its parameters are used.
 
     The words are cut into blocks of `sweep_words_per_block` (epsilons x samples per word) words
     (`sweep_block`); block b draws from its own generator, `block_seeds` (128 bits of entropy
@@ -368,20 +424,13 @@ def epsilon_sweep(space, epsilons, words=200, mechanism: Mechanism | None = None
     ``progress(fraction, message)`` is called as work completes (fraction in [0, 1]): within each
     block in this process, block by block on a cluster.
     """
-    mechanism = mechanism or MultivariateLaplace()
+    mechanism = mechanism or MultivariateLaplace.family()
+    seed = check_seed(rng) if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool) else None
     rng = as_generator(rng)
     epsilons = np.atleast_1d(np.asarray([check_epsilon(float(e)) for e in np.atleast_1d(epsilons)]))
     samples_per_word = check_positive_int(samples_per_word, "samples_per_word", maximum=1000)
     close = check_positive_int(close, "close (K)", minimum=1, maximum=len(space) - 1)
-    if isinstance(words, str):
-        words = [words]
-    if isinstance(words, (int, np.integer)):
-        count = check_positive_int(words, "words", minimum=1, maximum=len(space))
-        rows = np.sort(rng.choice(len(space), size=count, replace=False))
-    else:
-        rows = space.indices(words)
-        if rows.size == 0:
-            raise ValueError("Give at least one word for the sweep.")
+    rows = sweep_words(space, words, rng)
     blocks = word_blocks(rows.size, sweep_words_per_block(epsilons.size * samples_per_word))
     seeds = block_seeds(rng, len(blocks))
     task_space, task_mechanism = space_for_tasks(space, client), mechanism_for_tasks(mechanism, client)
@@ -390,13 +439,12 @@ def epsilon_sweep(space, epsilons, words=200, mechanism: Mechanism | None = None
         [(task_space, task_mechanism, rows[a:b], epsilons, samples_per_word, close, seed)
          for (a, b), seed in zip(blocks, seeds)],
         progress), axis=0)
-    proportions = {
-        "original": np.mean(classes == ORIGINAL, axis=0),
-        "close": np.mean(classes == CLOSE, axis=0),
-        "distant": np.mean(classes == DISTANT, axis=0),
-    }
-    return EpsilonSweep(epsilons, tuple(space.words[r] for r in rows), mechanism.name, close, proportions,
-                        samples_per_word)
+    result = SweepResult(
+        (mechanism.name,), epsilons, SWEEP_METRICS, word_values(classes, rows.size, samples_per_word)[None],
+        seed=seed, labels={mechanism.name: mechanism.label},
+        settings={"close": close, "samples_per_word": samples_per_word},
+        guarantees={mechanism.name: str(mechanism.guarantee)})
+    return EpsilonSweep(result, tuple(space.words[r] for r in rows), close, samples_per_word)
 
 
 def sweeps_to_json(labelled_sweeps, indent: int | None = 2) -> str:
@@ -427,3 +475,44 @@ def compare_sweeps(space, epsilons, words, mechanisms, close: int = DEFAULT_CLOS
         sweeps.append(epsilon_sweep(space, epsilons, words, resolve_mechanism(spec), close, rng=rng,
                                     samples_per_word=samples_per_word, progress=report, client=client))
     return sweeps
+
+
+def sweep(space, mechanisms, epsilons, *, repeats: int | None = None, seed=None, progress: Progress | None = None,
+          words=None, samples_per_word: int = 1, close: int = DEFAULT_CLOSE, client=None) -> SweepResult:
+    """The Fig. 2 sweep of the one pattern (`privlib.core.sweep`): for each mechanism (a family, a
+    mechanism, a name or a (name, parameters) pair) and each ε of ``epsilons``, the shares of
+    original / close / distant outputs (`SWEEP_METRICS`) of ``repeats`` words drawn uniformly
+    without replacement (default 200) — or of the given ``words`` — one repetition per word
+    (each word gets ``samples_per_word`` outputs per ε). ``seed``: a whole number (every
+    mechanism runs on the same words and block seeds) or a Generator (shared, as
+    `compare_sweeps`); ``progress(fraction, message)``; ``client``: see `epsilon_sweep`.
+    The numbers are those of `compare_sweeps` with the same arguments.
+
+    Mechanisms are named in the result by ``name``, or ``name(parameters)`` when two share a name.
+    """
+    if words is None:
+        words = 200 if repeats is None else check_positive_int(repeats, "repeats")
+    elif repeats is not None:
+        raise ValueError("Give either repeats (a number of random words) or words (the words themselves), not both.")
+    resolved = [resolve_mechanism(spec) for spec in mechanisms]
+    sweeps = compare_sweeps(space, epsilons, words, resolved, close, rng=seed, samples_per_word=samples_per_word,
+                            progress=progress, client=client)
+    names = [m.name for m in resolved]
+    if len(set(names)) < len(names):
+        names = [mechanism_key(m) for m in resolved]
+    if len(set(names)) < len(names):
+        raise ValueError(f"The mechanisms to compare must differ; got {', '.join(names)}.")
+    return SweepResult(
+        tuple(names), sweeps[0].epsilons, SWEEP_METRICS, np.concatenate([s.result.values for s in sweeps]),
+        seed=sweeps[0].result.seed,
+        labels={n: m.label for n, m in zip(names, resolved)},
+        settings={"close": sweeps[0].close, "samples_per_word": sweeps[0].samples_per_word,
+                  "words": list(sweeps[0].words) if all(s.words == sweeps[0].words for s in sweeps) else None},
+        guarantees={n: str(m.guarantee) for n, m in zip(names, resolved)})
+
+
+def mechanism_key(mechanism: Mechanism) -> str:
+    """``name(key=value, ...)`` of a mechanism's parameters (``name`` when it has none): tells two
+    mechanisms of one name apart in a sweep."""
+    params = ", ".join(f"{key}={value}" for key, value in mechanism.parameters.items())
+    return f"{mechanism.name}({params})" if params else mechanism.name

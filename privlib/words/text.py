@@ -502,13 +502,14 @@ def sanitize_per_document(texts, generators, mechanism=None, epsilon: float = 10
 
 
 def _checked_arguments(mechanism, epsilon, space, policy) -> tuple:
-    """(mechanism, epsilon, policy) of the sanitising functions, checked: a `Mechanism` or a
-    name (default: the multivariate Laplace mechanism), a valid epsilon, a `SanitisePolicy`
-    (default: the defaults); ValueError without a space."""
+    """(mechanism, epsilon, policy) of the sanitising functions, checked: a `Mechanism` (a family
+    or a mechanism: its parameters are used, the ε per token is ``epsilon``, since a corpus may
+    give each document its own) or a name (default: the multivariate Laplace mechanism), a valid
+    epsilon, a `SanitisePolicy` (default: the defaults); ValueError without a space."""
     if space is None:
         raise ValueError("sanitize needs an embedding space (e.g. EmbeddingSpace.glove_6b_50d()).")
     if mechanism is None:
-        mechanism = MultivariateLaplace()
+        mechanism = MultivariateLaplace.family()
     elif isinstance(mechanism, str):
         mechanism = make_mechanism(mechanism)
     elif not isinstance(mechanism, Mechanism):

@@ -1,25 +1,15 @@
-"""The command line: `python -m privlib ...` as a user runs it (a real subprocess)."""
-import json
-import subprocess
-import sys
-from pathlib import Path
-
+"""The command line: `python -m privlib ...` as a user runs it (in this process, `run_cli`; the
+real subprocess is checked in test_cli_commands.py)."""
 import numpy as np
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def run(*args, timeout=300):
-    return subprocess.run([sys.executable, "-m", "privlib", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=timeout)
+from cli_run import run_cli
 
 
 @pytest.fixture(scope="module")
 def king():
-    r = run("ranks", "--word", "king", "--epsilon", "10", "--samples", "2000", "--seed", "1", "--json")
-    assert r.returncode == 0, r.stderr
-    return json.loads(r.stdout)
+    r = run_cli("ranks", "--word", "king", "--epsilon", "10", "--samples", "2000", "--seed", "1", "--json")
+    assert r.code == 0, r.err
+    return r.json()
 
 
 def test_ranks_json_has_the_documented_fields(king):
@@ -34,31 +24,30 @@ def test_ranks_json_has_the_documented_fields(king):
     assert counts == sorted(counts, reverse=True)
 
 
-def test_ranks_agree_with_the_library(king):
-    from privlib.words import EmbeddingSpace, rank_experiment
+def test_ranks_agree_with_the_library(king, glove):
+    from privlib.words import rank_experiment
 
-    space = EmbeddingSpace.glove_6b_50d()
-    expected = rank_experiment(space, "king", 10, 2000, rng=1)
+    expected = rank_experiment(glove, "king", 10, 2000, rng=1)
     assert king["proportions"] == expected.proportions  # same seed, same computation
     assert [t["word"] for t in king["top"]] == [t["word"] for t in expected.top]
 
 
 def test_ranks_same_seed_same_output_and_close_option():
-    a = run("ranks", "--word", "queen", "--epsilon", "8", "--samples", "300", "--seed", "3", "--close", "10",
-            "--vocab-size", "50000", "--json")
-    b = run("ranks", "--word", "queen", "--epsilon", "8", "--samples", "300", "--seed", "3", "--close", "10",
-            "--vocab-size", "50000", "--json")
-    assert a.returncode == 0, a.stderr
-    assert a.stdout == b.stdout
-    result = json.loads(a.stdout)
+    a = run_cli("ranks", "--word", "queen", "--epsilon", "8", "--samples", "300", "--seed", "3", "--close", "10",
+                "--vocab-size", "50000", "--json")
+    b = run_cli("ranks", "--word", "queen", "--epsilon", "8", "--samples", "300", "--seed", "3", "--close", "10",
+                "--vocab-size", "50000", "--json")
+    assert a.code == 0, a.err
+    assert a.out == b.out
+    result = a.json()
     assert result["close"] == 10
     assert all(t["rank"] < 50000 for t in result["top"])
 
 
 def test_sweep_json():
-    r = run("sweep", "--words", "40", "--epsilons", "1,10,1000", "--seed", "0", "--vocab-size", "20000", "--json")
-    assert r.returncode == 0, r.stderr
-    out = json.loads(r.stdout)
+    r = run_cli("sweep", "--words", "40", "--epsilons", "1,10,1000", "--seed", "0", "--vocab-size", "20000", "--json")
+    assert r.code == 0, r.err
+    out = r.json()
     assert out["epsilons"] == [1.0, 10.0, 1000.0]
     assert out["words"] == 40
     props = out["proportions"]
@@ -69,15 +58,16 @@ def test_sweep_json():
 
 
 def test_sweep_range_syntax():
-    r = run("sweep", "--words", "5", "--epsilons", "1:3", "--seed", "0", "--vocab-size", "5000", "--json")
-    assert r.returncode == 0, r.stderr
-    assert json.loads(r.stdout)["epsilons"] == [1.0, 2.0, 3.0]
+    r = run_cli("sweep", "--words", "5", "--epsilons", "1:3", "--seed", "0", "--vocab-size", "5000", "--json")
+    assert r.code == 0, r.err
+    assert r.json()["epsilons"] == [1.0, 2.0, 3.0]
 
 
 def test_text_output_is_readable():
-    r = run("ranks", "--word", "king", "--epsilon", "10", "--samples", "200", "--seed", "1", "--vocab-size", "20000")
-    assert r.returncode == 0, r.stderr
-    assert "original" in r.stdout and "king" in r.stdout
+    r = run_cli("ranks", "--word", "king", "--epsilon", "10", "--samples", "200", "--seed", "1",
+                "--vocab-size", "20000")
+    assert r.code == 0, r.err
+    assert "original" in r.out and "king" in r.out
 
 
 @pytest.mark.parametrize("args, message", [
@@ -99,12 +89,12 @@ def test_text_output_is_readable():
     (["table2", "--words", "ten"], "invalid int"),
 ])
 def test_bad_input_exits_2_with_one_line(args, message):
-    r = run(*args)
-    assert r.returncode == 2
-    lines = [line for line in r.stderr.strip().splitlines() if line.strip()]
-    assert len(lines) == 1, r.stderr
+    r = run_cli(*args)
+    assert r.code == 2
+    lines = [line for line in r.err.strip().splitlines() if line.strip()]
+    assert len(lines) == 1, r.err
     assert message in lines[0]
-    assert r.stdout == ""
+    assert r.out == ""
 
 
 def test_own_embedding_file(tmp_path):
@@ -113,16 +103,16 @@ def test_own_embedding_file(tmp_path):
     path = tmp_path / "vectors.vec"
     path.write_text(f"{len(words)} 5\n" + "".join(
         w + " " + " ".join(f"{x:.4f}" for x in rng.standard_normal(5)) + "\n" for w in words))
-    r = run("ranks", "--word", "beta", "--epsilon", "1000", "--samples", "50", "--seed", "0", "--close", "5",
-            "--embeddings", str(path), "--json")
-    assert r.returncode == 0, r.stderr
-    assert json.loads(r.stdout)["proportions"]["original"] == 1.0
+    r = run_cli("ranks", "--word", "beta", "--epsilon", "1000", "--samples", "50", "--seed", "0", "--close", "5",
+                "--embeddings", str(path), "--json")
+    assert r.code == 0, r.err
+    assert r.json()["proportions"]["original"] == 1.0
 
 
 def test_mechanisms_listing():
-    r = run("mechanisms", "--json")
-    assert r.returncode == 0, r.stderr
-    listing = json.loads(r.stdout)["mechanisms"]
+    r = run_cli("mechanisms", "--json")
+    assert r.code == 0, r.err
+    listing = r.json()["mechanisms"]
     names = [m["name"] for m in listing]
     assert "multivariate-laplace" in names
     for m in listing:
@@ -130,9 +120,9 @@ def test_mechanisms_listing():
 
 
 def test_dot_json_matches_the_spec_reference_values():
-    r = run("dot", "--n", "50", "--epsilon", "10", "--at", "0.5,1.369", "--json")
-    assert r.returncode == 0, r.stderr
-    out = json.loads(r.stdout)
+    r = run_cli("dot", "--n", "50", "--epsilon", "10", "--at", "0.5,1.369", "--json")
+    assert r.code == 0, r.err
+    out = r.json()
     assert {"n", "epsilon", "pdf", "cdf", "sf", "var", "bounds"} <= set(out)
     # 30-digit references from the spec (dx-text §4): F_Z(0.5), F_Z(1.369) for n = 50, eps = 10
     assert abs(out["cdf"][0] - 0.760776598187) < 1e-9
@@ -150,18 +140,18 @@ def test_dot_json_matches_the_spec_reference_values():
     (["dot", "--n", "50", "--epsilon", "1", "--at", "a,b"], "comma-separated numbers"),
 ])
 def test_dot_bad_input_exits_2(args, message):
-    r = run(*args)
-    assert r.returncode == 2
-    assert message in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    r = run_cli(*args)
+    assert r.code == 2
+    assert message in r.err and len(r.err.strip().splitlines()) == 1
 
 
 def test_ranks_with_an_exact_mechanism_and_parameters():
-    r = run("ranks", "--word", "king", "--epsilon", "10", "--mechanism", "tem", "--param", "beta=0.01",
-            "--vocab-size", "20000", "--json")
-    assert r.returncode == 0, r.stderr
-    out = json.loads(r.stdout)
+    r = run_cli("ranks", "--word", "king", "--epsilon", "10", "--mechanism", "tem", "--param", "beta=0.01",
+                "--vocab-size", "20000", "--json")
+    assert r.code == 0, r.err
+    out = r.json()
     assert out["exact"] is True and out["mechanism"] == "tem"
     assert abs(sum(out["proportions"].values()) - 1) < 1e-9
     assert all("probability" in t for t in out["top"])
-    bad = run("ranks", "--word", "king", "--epsilon", "10", "--mechanism", "tem", "--param", "beta=2")
-    assert bad.returncode == 2 and "beta" in bad.stderr
+    bad = run_cli("ranks", "--word", "king", "--epsilon", "10", "--mechanism", "tem", "--param", "beta=2")
+    assert bad.code == 2 and "beta" in bad.err

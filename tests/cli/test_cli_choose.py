@@ -1,20 +1,11 @@
-"""`python -m privlib choose` as a user runs it (a real subprocess)."""
-import json
-import subprocess
-import sys
+"""`python -m privlib choose` as a user runs it (in this process, `run_cli`)."""
 from html.parser import HTMLParser
-from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_run import run_cli
 
-ROOT = Path(__file__).resolve().parents[2]
 SMALL = ["--vocab-size", "20000", "--samples", "30", "--epsilons", "1,5,10,20"]
-
-
-def run(*args, stdin=None, timeout=300):
-    return subprocess.run([sys.executable, "-m", "privlib", "choose", *args], cwd=ROOT, capture_output=True,
-                          text=True, timeout=timeout, input=stdin)
 
 
 @pytest.fixture(scope="module")
@@ -27,10 +18,10 @@ def words_file(tmp_path_factory):
 @pytest.fixture(scope="module")
 def from_file(words_file, tmp_path_factory):
     report = tmp_path_factory.mktemp("report") / "out.html"
-    r = run("--words-file", str(words_file), *SMALL, "--seed", "3", "--target-close", "0.6", "--max-keep", "0.5",
-            "--report", str(report), "--json")
-    assert r.returncode == 0, r.stderr
-    return json.loads(r.stdout), r.stderr, report
+    r = run_cli("choose", "--words-file", words_file, *SMALL, "--seed", "3", "--target-close", "0.6",
+                "--max-keep", "0.5", "--report", report, "--json")
+    assert r.code == 0, r.err
+    return r.json(), r.err, report
 
 
 def test_json_has_the_metric_table_and_the_recommended_range(from_file):
@@ -49,12 +40,11 @@ def test_json_has_the_metric_table_and_the_recommended_range(from_file):
     assert "1 distinct word(s) not in the vocabulary" in stderr and "qwzxqwzx" in stderr
 
 
-def test_same_numbers_as_the_library(from_file):
-    from privlib.words import EmbeddingSpace
+def test_same_numbers_as_the_library(from_file, glove_small):
     from privlib.words.choice import Targets, WordSet, choose_epsilon
 
     out, _, _ = from_file
-    space = EmbeddingSpace.glove_6b_50d(vocab_size=20000)
+    space = glove_small  # the --vocab-size 20000 of SMALL
     words = WordSet.from_words(out["words"]["words"], space)
     choice = choose_epsilon(space, words, [1, 5, 10, 20], ["multivariate-laplace"], samples=30,
                             targets=Targets(utility=0.6, max_keep=0.5), seed=3)
@@ -73,21 +63,21 @@ def test_report_file_is_html_with_the_parameters(from_file):
 
 
 def test_random_words_same_seed_same_output_and_text_output():
-    a = run("--words", "6", *SMALL, "--seed", "5", "--json")
-    b = run("--words", "6", *SMALL, "--seed", "5", "--json")
-    assert a.returncode == 0, a.stderr
-    assert a.stdout == b.stdout
-    out = json.loads(a.stdout)
+    a = run_cli("choose", "--words", "6", *SMALL, "--seed", "5", "--json")
+    b = run_cli("choose", "--words", "6", *SMALL, "--seed", "5", "--json")
+    assert a.code == 0, a.err
+    assert a.out == b.out
+    out = a.json()
     assert out["words"]["scope"] == "vocabulary" and out["words"]["count"] == 6
-    text = run("--words", "6", *SMALL, "--seed", "5", "--mechanism", "santext")
-    assert text.returncode == 0, text.stderr
-    assert "SanText" in text.stdout and "epsilon" in text.stdout and "sentence spends" in text.stdout
+    text = run_cli("choose", "--words", "6", *SMALL, "--seed", "5", "--mechanism", "santext")
+    assert text.code == 0, text.err
+    assert "SanText" in text.out and "epsilon" in text.out and "sentence spends" in text.out
 
 
 def test_words_from_standard_input():
-    r = run("--words-file", "-", *SMALL, "--seed", "1", "--json", stdin="river bank money")
-    assert r.returncode == 0, r.stderr
-    assert json.loads(r.stdout)["words"]["words"] == ["river", "bank", "money"]
+    r = run_cli("choose", "--words-file", "-", *SMALL, "--seed", "1", "--json", stdin="river bank money")
+    assert r.code == 0, r.err
+    assert r.json()["words"]["words"] == ["river", "bank", "money"]
 
 
 @pytest.mark.parametrize("args, message", [
@@ -98,14 +88,14 @@ def test_words_from_standard_input():
     (["--samples", "1"], "samples must be at least 2"),
 ])
 def test_bad_arguments_exit_2_with_one_line(args, message):
-    r = run("--words", "5", "--vocab-size", "5000", *args)
-    assert r.returncode == 2
-    assert message in r.stderr and r.stderr.count("\n") == 1 and r.stdout == ""
+    r = run_cli("choose", "--words", "5", "--vocab-size", "5000", *args)
+    assert r.code == 2
+    assert message in r.err and r.err.count("\n") == 1 and r.out == ""
 
 
 def test_no_vocabulary_word_is_an_error(tmp_path):
     path = tmp_path / "w.txt"
     path.write_text("qwzxqwzx zzqqxxw", encoding="utf-8")
-    r = run("--words-file", str(path), "--vocab-size", "5000")
-    assert r.returncode == 2
-    assert "None of the 2 distinct words is in the vocabulary" in r.stderr
+    r = run_cli("choose", "--words-file", str(path), "--vocab-size", "5000")
+    assert r.code == 2
+    assert "None of the 2 distinct words is in the vocabulary" in r.err

@@ -1,28 +1,19 @@
-"""`python -m privlib sanitize` as a user runs it (a real subprocess)."""
+"""`python -m privlib sanitize` as a user runs it (in this process, `run_cli`)."""
 import json
-import os
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
+from cli_run import run_cli
 
 from privlib.words.text import PAPER_EXAMPLE, tokenize
 
-ROOT = Path(__file__).resolve().parents[2]
 SMALL = ("--vocab-size", "20000")
 
 
-def run(*args, cwd=ROOT, env=None, stdin=None, timeout=300):
-    return subprocess.run([sys.executable, "-m", "privlib", "sanitize", *args], cwd=cwd, capture_output=True,
-                          text=True, timeout=timeout, env=env, input=stdin)
-
-
 def test_inline_text_json_has_one_record_per_token():
-    r = run("--epsilon", "10", "--seed", "3", "--json", *SMALL, PAPER_EXAMPLE)
-    assert r.returncode == 0, r.stderr
-    out = json.loads(r.stdout)
+    r = run_cli("sanitize", "--epsilon", "10", "--seed", "3", "--json", *SMALL, PAPER_EXAMPLE)
+    assert r.code == 0, r.err
+    out = r.json()
     assert out["text"] == PAPER_EXAMPLE and out["epsilon"] == 10 and out["mechanism"] == "multivariate-laplace"
     tokens = [t for t in tokenize(PAPER_EXAMPLE) if not t.text.isspace()]
     assert [t["original"] for t in out["tokens"]] == [t.text for t in tokens]
@@ -33,13 +24,14 @@ def test_inline_text_json_has_one_record_per_token():
 
 
 def test_same_seed_same_output_and_text_mode_prints_only_the_text():
-    a = run("--epsilon", "5", "--seed", "9", *SMALL, "The quick brown fox, 42 times!")
-    b = run("--epsilon", "5", "--seed", "9", *SMALL, "The quick brown fox, 42 times!")
-    assert a.returncode == 0, a.stderr
-    assert a.stdout == b.stdout and a.stdout.count("\n") == 1
-    assert re.fullmatch(r"\S+ \S+ \S+ \S+, \S+ \S+!\n", a.stdout), a.stdout  # punctuation and spacing kept
-    kept = run("--epsilon", "5", "--seed", "9", "--numbers", "keep", *SMALL, "The quick brown fox, 42 times!")
-    assert re.fullmatch(r"\S+ \S+ \S+ \S+, 42 \S+!\n", kept.stdout), kept.stdout  # numbers kept on request
+    a = run_cli("sanitize", "--epsilon", "5", "--seed", "9", *SMALL, "The quick brown fox, 42 times!")
+    b = run_cli("sanitize", "--epsilon", "5", "--seed", "9", *SMALL, "The quick brown fox, 42 times!")
+    assert a.code == 0, a.err
+    assert a.out == b.out and a.out.count("\n") == 1
+    assert re.fullmatch(r"\S+ \S+ \S+ \S+, \S+ \S+!\n", a.out), a.out  # punctuation and spacing kept
+    kept = run_cli("sanitize", "--epsilon", "5", "--seed", "9", "--numbers", "keep", *SMALL,
+                   "The quick brown fox, 42 times!")
+    assert re.fullmatch(r"\S+ \S+ \S+ \S+, 42 \S+!\n", kept.out), kept.out  # numbers kept on request
 
 
 ISSUE = "I'm sure we can't say they'll won't; the patient isn't John's"
@@ -47,16 +39,16 @@ ISSUE = "I'm sure we can't say they'll won't; the patient isn't John's"
 
 def test_contractions_and_possessives_come_back_at_a_huge_epsilon():
     text = ISSUE + " — and I’m sure it isn’t Maria’s."
-    r = run("--epsilon", "1e6", "--seed", "2", *SMALL, text)
-    assert r.returncode == 0, r.stderr
-    assert r.stdout == text + "\n"
+    r = run_cli("sanitize", "--epsilon", "1e6", "--seed", "2", *SMALL, text)
+    assert r.code == 0, r.err
+    assert r.out == text + "\n"
 
 
 def test_numbers_are_sanitised_by_default_and_kept_only_when_asked():
     text = "Call 42 or 1,000 on March 5, 2023 or write to maria@example.com"
-    r = run("--epsilon", "10", "--seed", "4", "--json", *SMALL, text)
-    assert r.returncode == 0, r.stderr
-    out = json.loads(r.stdout)
+    r = run_cli("sanitize", "--epsilon", "10", "--seed", "4", "--json", *SMALL, text)
+    assert r.code == 0, r.err
+    out = r.json()
     assert out["policy"]["numbers"] == "sanitise"
     numbers = {t["original"]: (t["action"], t["reason"]) for t in out["tokens"] if t["kind"] == "number"}
     # 42, 1,000 and 5 are among the 20,000 most frequent GloVe words; 2023 is not: redacted like any unknown word
@@ -66,7 +58,7 @@ def test_numbers_are_sanitised_by_default_and_kept_only_when_asked():
     assert out["sanitised"].endswith("[UNK]")  # the address as one unit, redacted
     assert out["budget"] == 10 * sum(t["action"] == "sanitised" for t in out["tokens"])
 
-    kept = json.loads(run("--epsilon", "10", "--seed", "4", "--json", "--numbers", "keep", *SMALL, text).stdout)
+    kept = run_cli("sanitize", "--epsilon", "10", "--seed", "4", "--json", "--numbers", "keep", *SMALL, text).json()
     assert kept["policy"]["numbers"] == "keep"
     assert {t["original"]: t["action"] for t in kept["tokens"] if t["kind"] == "number"} == {
         "42": "kept", "1,000": "kept", "5": "kept", "2023": "kept"}
@@ -78,58 +70,58 @@ def test_file_keeps_document_order_and_gives_json_lines(tmp_path):
     docs = ["the cat sat on the mat", "", "Maria lives in Paris.", "zzqxv qqq", "kings and queens"] * 40
     path = tmp_path / "docs.txt"
     path.write_text("\n".join(docs) + "\n", encoding="utf-8")
-    r = run("-i", str(path), "--epsilon", "1000", "--seed", "1", "--json", *SMALL)
-    assert r.returncode == 0, r.stderr
-    lines = [json.loads(line) for line in r.stdout.splitlines()]
+    r = run_cli("sanitize", "-i", str(path), "--epsilon", "1000", "--seed", "1", "--json", *SMALL)
+    assert r.code == 0, r.err
+    lines = [json.loads(line) for line in r.out.splitlines()]
     assert [d["text"] for d in lines] == docs
     # at epsilon 1000 every in-vocabulary word is kept (the noise is far smaller than any gap)
     assert [d["sanitised"] for d in lines[:5]] == ["the cat sat on the mat", "", "Maria lives in Paris.",
                                                     "[UNK] [UNK]", "kings and queens"]
-    text = run("-i", str(path), "--epsilon", "1000", "--seed", "1", "--oov", "keep", *SMALL)
-    assert text.stdout.splitlines() == docs
+    text = run_cli("sanitize", "-i", str(path), "--epsilon", "1000", "--seed", "1", "--oov", "keep", *SMALL)
+    assert text.out.splitlines() == docs
 
 
 def test_progress_goes_to_stderr_only(tmp_path):
     path = tmp_path / "docs.txt"
     path.write_text("\n".join(["one two three"] * 50), encoding="utf-8")
-    r = run("-i", str(path), "--epsilon", "10", "--seed", "1", "--progress", *SMALL)
-    assert r.returncode == 0, r.stderr
-    assert "100.0%" in r.stderr and "documents" in r.stderr
-    assert len(r.stdout.splitlines()) == 50 and "%" not in r.stdout
+    r = run_cli("sanitize", "-i", str(path), "--epsilon", "10", "--seed", "1", "--progress", *SMALL)
+    assert r.code == 0, r.err
+    assert "100.0%" in r.err and "documents" in r.err
+    assert len(r.out.splitlines()) == 50 and "%" not in r.out
 
 
 def test_standard_input_and_policies():
-    r = run("-i", "-", "--epsilon", "1000", "--seed", "1", "--keep-stop-words", "--json", *SMALL,
-            stdin="The cat\n")
-    assert r.returncode == 0, r.stderr
-    doc = json.loads(r.stdout)
+    r = run_cli("sanitize", "-i", "-", "--epsilon", "1000", "--seed", "1", "--keep-stop-words", "--json", *SMALL,
+                stdin="The cat\n")
+    assert r.code == 0, r.err
+    doc = r.json()
     assert doc["policy"]["keep_stop_words"] is True and doc["budget"] == 1000  # only "cat"
     assert [t["reason"] for t in doc["tokens"]] == ["stop word", ""]
-    former = run("--epsilon", "1000", "--seed", "1", "--sanitise-numbers", "--json", *SMALL, "in 2023")
-    assert json.loads(former.stdout)["policy"]["numbers"] == "sanitise"  # the former flag is still accepted
+    former = run_cli("sanitize", "--epsilon", "1000", "--seed", "1", "--sanitise-numbers", "--json", *SMALL, "in 2023")
+    assert former.json()["policy"]["numbers"] == "sanitise"  # the former flag is still accepted
 
 
 def test_other_mechanism_and_parameters():
-    r = run("--epsilon", "1", "--seed", "1", "--mechanism", "postprocessing-fix", "--param", "c=0.01", "--json",
-            *SMALL, "hello world")
-    assert r.returncode == 0, r.stderr
-    assert json.loads(r.stdout)["mechanism"] == "postprocessing-fix"
+    r = run_cli("sanitize", "--epsilon", "1", "--seed", "1", "--mechanism", "postprocessing-fix", "--param", "c=0.01",
+                "--json", *SMALL, "hello world")
+    assert r.code == 0, r.err
+    assert r.json()["mechanism"] == "postprocessing-fix"
 
 
-def test_writes_nothing_but_stdout(tmp_path):
+def test_writes_nothing_but_stdout(tmp_path, monkeypatch):
     """The input is only read: no file appears in the working directory or the home directory."""
     work, home = tmp_path / "work", tmp_path / "home"
     work.mkdir(), home.mkdir()
     (work / "secret.txt").write_text("my secret diagnosis\n", encoding="utf-8")
-    env = {**os.environ, "HOME": str(home), "PYTHONPATH": str(ROOT)}
-    r = run("-i", "secret.txt", "--epsilon", "10", "--seed", "1", *SMALL, cwd=work, env=env)
-    assert r.returncode == 0, r.stderr
+    monkeypatch.chdir(work)
+    r = run_cli("sanitize", "-i", "secret.txt", "--epsilon", "10", "--seed", "1", *SMALL, env={"HOME": str(home)})
+    assert r.code == 0, r.err
     assert sorted(p.name for p in work.rglob("*")) == ["secret.txt"]
     # the home directory may hold only the cache of GloVe's public word list (~/.cache/privlib), never the input
     files = [p for p in home.rglob("*") if p.is_file()]
     assert [p.relative_to(home).parts[:2] for p in files] in ([], [(".cache", "privlib")])
     assert all(b"secret diagnosis" not in p.read_bytes() for p in files)
-    assert "secret" not in r.stderr
+    assert "secret" not in r.err
 
 
 @pytest.mark.parametrize("args, message", [
@@ -143,14 +135,14 @@ def test_writes_nothing_but_stdout(tmp_path):
     (("--epsilon", "1", "--mechanism", "postprocessing-fix", "--param", "c=-1", "text"), "c"),
 ])
 def test_errors_are_one_line_with_exit_code_2(args, message):
-    r = run(*args, *SMALL)
-    assert r.returncode == 2
-    assert message in r.stderr and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
-    assert r.stdout == ""
+    r = run_cli("sanitize", *args, *SMALL)
+    assert r.code == 2
+    assert message in r.err and r.err.count("\n") == 1 and "Traceback" not in r.err
+    assert r.out == ""
 
 
 def test_too_long_document_is_a_clear_error(tmp_path):
     path = tmp_path / "long.txt"
     path.write_text("word " * 30_000, encoding="utf-8")
-    r = run("-i", str(path), "--epsilon", "1", *SMALL)
-    assert r.returncode == 2 and "limit is 100,000" in r.stderr and "Split it" in r.stderr
+    r = run_cli("sanitize", "-i", str(path), "--epsilon", "1", *SMALL)
+    assert r.code == 2 and "limit is 100,000" in r.err and "Split it" in r.err

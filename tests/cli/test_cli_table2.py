@@ -1,40 +1,28 @@
-"""`python -m privlib table2` as a user runs it (a real subprocess)."""
-import json
-import subprocess
-import sys
-from pathlib import Path
-
+"""`python -m privlib table2` as a user runs it (in this process, `run_cli`)."""
 import numpy as np
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def run(*args, timeout=300):
-    return subprocess.run([sys.executable, "-m", "privlib", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=timeout)
+from cli_run import run_cli
 
 
-def test_json_has_the_documented_fields_and_agrees_with_the_library():
-    r = run("table2", "--words", "200", "--seed", "0", "--vocab-size", "20000", "--json")
-    assert r.returncode == 0, r.stderr
-    out = json.loads(r.stdout)
+def test_json_has_the_documented_fields_and_agrees_with_the_library(glove_small):
+    r = run_cli("table2", "--words", "200", "--seed", "0", "--vocab-size", "20000", "--json")
+    assert r.code == 0, r.err
+    out = r.json()
     assert {"words", "z_w_x1", "z_x1_x2", "z_x1_x101"} <= set(out)
     assert out["words"] == 200 and out["seed"] == 0 and "per_word" not in out
     assert "published" not in out  # the paper's rows are for all 400,000 words
-    from privlib.words import EmbeddingSpace
     from privlib.words.theory.neighbour_distances import neighbour_distances
 
-    expected = neighbour_distances(EmbeddingSpace.glove_6b_50d(vocab_size=20000), 200, rng=0).means()
+    expected = neighbour_distances(glove_small, 200, rng=0).means()  # --vocab-size 20000
     for name, value in expected.items():
         assert out[name] == value  # same seed, same computation
-    assert r.stderr == ""  # progress only on a terminal
+    assert r.err == ""  # progress only on a terminal
 
 
 def test_per_word_values_and_published_row_on_the_full_vocabulary():
-    r = run("table2", "--words", "30", "--seed", "4", "--per-word", "--json")
-    assert r.returncode == 0, r.stderr
-    out = json.loads(r.stdout)
+    r = run_cli("table2", "--words", "30", "--seed", "4", "--per-word", "--json")
+    assert r.code == 0, r.err
+    out = r.json()
     per_word = out["per_word"]
     assert len(per_word["word"]) == 30 and len(set(per_word["word"])) == 30
     assert {"x1", "x2", "x101", "z_w_x1", "z_x1_x2", "z_x1_x101"} <= set(per_word)
@@ -47,6 +35,6 @@ def test_text_output_and_far_option(tmp_path):
     rng = np.random.default_rng(0)
     path = tmp_path / "vectors.txt"  # GloVe text format, no header
     path.write_text("".join(f"w{i} " + " ".join(f"{x:.4f}" for x in rng.standard_normal(4)) + "\n" for i in range(40)))
-    r = run("table2", "--words", "10", "--far", "5", "--embeddings", str(path))
-    assert r.returncode == 0, r.stderr
-    assert "z_x1_x5" in r.stdout and "10 random words" in r.stdout and "paper" not in r.stdout
+    r = run_cli("table2", "--words", "10", "--far", "5", "--embeddings", str(path))
+    assert r.code == 0, r.err
+    assert "z_x1_x5" in r.out and "10 random words" in r.out and "paper" not in r.out

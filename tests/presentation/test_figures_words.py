@@ -2,8 +2,9 @@
 import numpy as np
 import pytest
 
+from privlib.core.sweep import SweepResult
 from privlib.presentation.words import figures
-from privlib.words.experiments import EpsilonSweep
+from privlib.words.experiments import SWEEP_METRICS, EpsilonSweep, epsilon_sweep, sweep
 
 
 def test_log_rank_bins_cover_all_ranks_and_split_at_k():
@@ -40,9 +41,12 @@ def test_rank_histogram_mass_and_colours():
 
 
 def _sweep(eps, p_orig):
+    """A two-word sweep whose words both have the share ``p_orig`` of original outputs."""
     p_orig = np.asarray(p_orig, float)
-    return EpsilonSweep(np.asarray(eps, float), ("a", "b"), "multivariate-laplace", 100,
-                        {"original": p_orig, "close": np.zeros_like(p_orig), "distant": 1 - p_orig})
+    per_word = np.stack([p_orig, np.zeros_like(p_orig), 1 - p_orig], axis=-1)  # (epsilons, metrics)
+    values = np.repeat(per_word[None, :, None, :], 2, axis=2)
+    result = SweepResult(("multivariate-laplace",), np.asarray(eps, float), SWEEP_METRICS, values, seed=0)
+    return EpsilonSweep(result, ("a", "b"), 100, samples_per_word=4)
 
 
 def test_proportions_vs_epsilon_lines_bands_and_direction_label():
@@ -53,6 +57,28 @@ def test_proportions_vs_epsilon_lines_bands_and_direction_label():
     assert list(lines[0].y) == [0, 0.5, 1]
     assert "more privacy" in fig.layout.xaxis.title.text
     assert fig.layout.xaxis.type == "log"  # two decades of epsilon
+
+
+def test_sweep_to_figure_end_to_end(gaussian_space):
+    # the library's sweep result goes straight into the figure: one line per mechanism and
+    # metric, at the result's means, with bands of +-2 standard errors over the 7 repetitions
+    result = sweep(gaussian_space, ["multivariate-laplace", "postprocessing-fix"], [0.5, 5.0, 50.0],
+                   repeats=7, seed=3, close=10)
+    fig = figures.proportions_vs_epsilon(result, title="Fig. 2")
+    lines = [t for t in fig.data if t.mode == "lines+markers"]
+    bands = [t for t in fig.data if t.fill == "toself"]
+    assert len(lines) == len(bands) == 2 * 3 and result.repeats == 7
+    for line, band, (m, k) in zip(lines, bands, [(m, k) for m in result.mechanisms for k in result.metrics]):
+        assert result.label(m) in line.name
+        np.testing.assert_allclose(line.y, result.mean(m, k))
+        upper = np.clip(result.mean(m, k) + 2 * result.standard_error(m, k), 0, 1)
+        np.testing.assert_allclose(band.y[:3], upper)
+    assert fig.layout.title.text == "Fig. 2" and "more privacy" in fig.layout.xaxis.title.text
+    # a list of labelled results mixes the words' result objects and SweepResults
+    one = epsilon_sweep(gaussian_space, [0.5, 5.0, 50.0], 7, close=10, rng=3)
+    mixed = figures.proportions_vs_epsilon([("sweep", one), ("both", result)])
+    assert len([t for t in mixed.data if t.mode == "lines+markers"]) == 3 * 3
+    np.testing.assert_allclose(mixed.data[1].y, one.proportions["original"])
 
 
 def test_proportions_bar_sums_to_one():

@@ -141,3 +141,12 @@ def test_planar_noise_has_gamma_radius_and_uniform_angle():
     assert stats.kstest(r, noise.radius_law.cdf).pvalue > 1e-3
     assert stats.kstest(noise.angle, stats.uniform(-math.pi, 2 * math.pi).cdf).pvalue > 1e-3
     np.testing.assert_allclose(np.hypot(*noise.noise.T), r)
+
+
+def test_nearest_distance_on_a_map():
+    square = PointMap.from_arrays(["a", "b", "c"], [[0.0, 0.0], [3.0, 4.0], [0.0, 10.0]])
+    assert square.nearest_distance("a") == 5.0 and square.nearest_distance("c") == pytest.approx(math.hypot(3, 6))
+    with pytest.raises(ValueError, match="No place"):
+        square.nearest_distance("z")
+    states = PointMap.us_states()  # the islands of the "Why it happens" page
+    assert states.nearest_distance("Hawaii") > 10 * states.nearest_distance("Kansas")

@@ -11,7 +11,6 @@ from html.parser import HTMLParser
 import numpy as np
 import pytest
 
-from privlib.core.validation import as_generator
 from privlib.presentation.words import figures
 from privlib.presentation.words.report import choice_figures, choice_report
 from privlib.words.choice import (
@@ -28,7 +27,7 @@ from privlib.words.choice import (
     mechanism_metrics,
 )
 from privlib.words.embeddings import EmbeddingSpace
-from privlib.words.mechanisms import Mechanism, MultivariateLaplace, make_mechanism, rows_and_epsilons
+from privlib.words.mechanisms import Mechanism, MultivariateLaplace, make_mechanism
 
 # ----------------------------------------------------------------------------- a hand-made space and law
 # Four unit vectors in the plane. Neighbour orders (rank 0 = the word itself; c is at the same
@@ -62,7 +61,7 @@ class KnownExact(Mechanism):
     name, label, guarantee = "known-exact", "known law (exact)", "none"
     has_exact_probabilities = True
 
-    def output_probabilities(self, space, word, epsilon):
+    def output_probabilities(self, space, word, epsilon=None):
         return law(space.row(word), epsilon)
 
 
@@ -71,12 +70,10 @@ class KnownSampled(Mechanism):
 
     name, label, guarantee = "known-sampled", "known law (sampled)", "none"
 
-    def __init__(self):
+    def _set_parameters(self):
         self.calls = []
 
-    def sample_many(self, space, rows, epsilon, rng=None):
-        rng = as_generator(rng)
-        rows, eps = rows_and_epsilons(rows, epsilon, space)
+    def _sample_many(self, space, rows, eps, rng):
         self.calls.append(rows.size)
         cum = np.cumsum(np.array([law(int(r), float(e)) for r, e in zip(rows, eps)]), axis=1)
         return np.minimum((rng.random(rows.size)[:, None] >= cum).sum(axis=1), 3)
@@ -114,7 +111,7 @@ GRID = (0.5, 1.0, 8.0)  # pooled rank CDF at the median is >= 0.1 away from 1/2 
 
 # ----------------------------------------------------------------------------- exact and sampled metrics
 def test_exact_law_gives_every_metric_exactly(plane):
-    result = mechanism_metrics(plane, list("abcd"), GRID, KnownExact(), samples=20, close=1)
+    result = mechanism_metrics(plane, list("abcd"), GRID, KnownExact.family(), samples=20, close=1)
     assert result.exact and result.scope == "words"
     for j, eps in enumerate(GRID):
         expected = hand_metrics(eps, 20)
@@ -144,7 +141,7 @@ def test_santext_exact_law_on_three_words_by_hand():
 
 @pytest.fixture(scope="module")
 def sampled(plane):
-    return mechanism_metrics(plane, list("abcd"), GRID, KnownSampled(), samples=4000, close=1, rng=11)
+    return mechanism_metrics(plane, list("abcd"), GRID, KnownSampled.family(), samples=4000, close=1, rng=11)
 
 
 def test_sampled_metrics_agree_with_the_exact_ones_within_4_se(sampled):
@@ -167,7 +164,7 @@ def test_distinct_outputs_against_their_expectation_with_few_runs(plane):
     # in which every word shows all 4 outputs at least twice at ε = 1: no output seen once, so the
     # jackknife SE is 0 while S_w = 4 > E[S_w] = 3.89. That happens for about 4 seeds in 10, with the
     # draws before blocks as with these (a property of the jackknife with few runs, not of the draws).
-    result = mechanism_metrics(plane, list("abcd"), GRID, KnownSampled(), samples=20, close=1, rng=4)
+    result = mechanism_metrics(plane, list("abcd"), GRID, KnownSampled.family(), samples=20, close=1, rng=4)
     for j, eps in enumerate(GRID):
         expected = hand_metrics(eps, 20)["distinct"]
         assert abs(result.values["distinct"][j] - expected) <= 4 * result.standard_errors["distinct"][j] + 1e-12
@@ -187,7 +184,7 @@ def test_standard_errors_are_the_stated_formulas(sampled):
 
 def test_vocabulary_scope_uses_the_between_word_spread(plane):
     words = WordSet(tuple("abcd"), plane.indices("abcd"), VOCABULARY, "all four")
-    result = mechanism_metrics(plane, words, GRID, KnownExact(), samples=20, close=1)
+    result = mechanism_metrics(plane, words, GRID, KnownExact.family(), samples=20, close=1)
     for j, eps in enumerate(GRID):
         per = hand_metrics(eps, 20)["per_word"]
         for name in ("unchanged", "within_k", "cosine", "distinct", "effective"):
@@ -198,7 +195,7 @@ def test_multivariate_laplace_on_a_line_against_its_exact_law(line_space, line_l
     # n = 1: the mechanism's exact law is known in closed form (conftest.line_probabilities)
     words = ["b", "c", "d"]
     eps_grid = (0.5, 2.0, 6.0)
-    result = mechanism_metrics(line_space, words, eps_grid, MultivariateLaplace(), samples=3000, close=1, rng=5)
+    result = mechanism_metrics(line_space, words, eps_grid, MultivariateLaplace.family(), samples=3000, close=1, rng=5)
     positions = np.array([0.0, 1.0, 2.5, 4.0, 7.0])
     for j, eps in enumerate(eps_grid):
         kept, near = [], []
@@ -215,13 +212,13 @@ def test_multivariate_laplace_on_a_line_against_its_exact_law(line_space, line_l
 
 
 def test_same_seed_same_numbers_and_cost_is_linear(plane):
-    a = mechanism_metrics(plane, list("abc"), GRID, KnownSampled(), samples=50, close=1, rng=7)
-    b = mechanism_metrics(plane, list("abc"), GRID, KnownSampled(), samples=50, close=1, rng=7)
-    c = mechanism_metrics(plane, list("abc"), GRID, KnownSampled(), samples=50, close=1, rng=8)
+    a = mechanism_metrics(plane, list("abc"), GRID, KnownSampled.family(), samples=50, close=1, rng=7)
+    b = mechanism_metrics(plane, list("abc"), GRID, KnownSampled.family(), samples=50, close=1, rng=7)
+    c = mechanism_metrics(plane, list("abc"), GRID, KnownSampled.family(), samples=50, close=1, rng=8)
     for name in METRICS:
         np.testing.assert_array_equal(a.values[name], b.values[name])
     assert not np.array_equal(a.per_word["cosine"], c.per_word["cosine"])
-    mech = KnownSampled()
+    mech = KnownSampled.family()
     mechanism_metrics(plane, list("abc"), GRID, mech, samples=50, close=1, rng=7)
     assert sum(mech.calls) == 3 * len(GRID) * 50  # one run per word x epsilon x sample, batched
     assert len(mech.calls) == 1  # 450 runs fit in one batch
@@ -229,7 +226,7 @@ def test_same_seed_same_numbers_and_cost_is_linear(plane):
 
 def test_progress_is_reported_up_to_one(plane):
     seen = []
-    mechanism_metrics(plane, list("abcd"), GRID, KnownSampled(), samples=10, close=1, rng=1,
+    mechanism_metrics(plane, list("abcd"), GRID, KnownSampled.family(), samples=10, close=1, rng=1,
                       progress=lambda f, msg: seen.append((f, msg)))
     fractions = [f for f, _ in seen]
     assert fractions == sorted(fractions) and 0 <= fractions[0] and fractions[-1] == 1.0
@@ -238,15 +235,15 @@ def test_progress_is_reported_up_to_one(plane):
 
 def test_bad_inputs_say_what_to_do(plane):
     with pytest.raises(ValueError, match="samples"):
-        mechanism_metrics(plane, ["a"], GRID, KnownSampled(), samples=1)
+        mechanism_metrics(plane, ["a"], GRID, KnownSampled.family(), samples=1)
     with pytest.raises(ValueError, match="not in the vocabulary"):
-        mechanism_metrics(plane, ["a", "zebra"], GRID, KnownSampled())
+        mechanism_metrics(plane, ["a", "zebra"], GRID, KnownSampled.family())
     with pytest.raises(ValueError, match="epsilon"):
         epsilon_grid([1, 0])
     with pytest.raises(ValueError):
         epsilon_grid("5:1")
     with pytest.raises(ValueError, match="limit"):
-        mechanism_metrics(plane, list("abcd"), "1:1000", KnownSampled(), samples=10_000, close=1)
+        mechanism_metrics(plane, list("abcd"), "1:1000", KnownSampled.family(), samples=10_000, close=1)
     with pytest.raises(ValueError, match="empty"):
         WordSet.from_text("   ", plane)
     with pytest.raises(ValueError, match="None of the 2 distinct words"):
@@ -320,7 +317,7 @@ def test_uncertainty_brackets_the_answers_and_mean_reading():
 
 def test_inverse_answers_on_the_known_law_are_monotone(plane):
     grid = (0.5, 1, 2, 4, 8, 16, 32)
-    result = mechanism_metrics(plane, list("abcd"), grid, KnownExact(), samples=10, close=1)
+    result = mechanism_metrics(plane, list("abcd"), grid, KnownExact.family(), samples=10, close=1)
     within = [hand_metrics(e, 10)["within_k"] for e in grid]
     assert np.all(np.diff(within) > 0)
     for target in (0.55, 0.7, 0.9):
@@ -333,7 +330,7 @@ def test_inverse_answers_on_the_known_law_are_monotone(plane):
 @pytest.fixture(scope="module")
 def choice(plane):
     words = WordSet.from_text("a b c d <b>zz</b>", plane, source="test text")
-    return choose_epsilon(plane, words, GRID, [KnownSampled(), KnownExact()], samples=200, close=1,
+    return choose_epsilon(plane, words, GRID, [KnownSampled.family(), KnownExact.family()], samples=200, close=1,
                           targets=Targets(utility=0.7, max_keep=0.6), sentence_length=12, seed=9)
 
 
@@ -354,7 +351,7 @@ def test_choice_to_dict_csv_and_summary(choice):
 
 
 def test_assemble_checks_that_results_match(plane, choice):
-    other = mechanism_metrics(plane, list("ab"), GRID, KnownExact(), samples=200, close=1)
+    other = mechanism_metrics(plane, list("ab"), GRID, KnownExact.family(), samples=200, close=1)
     with pytest.raises(ValueError, match="same words"):
         assemble_choice(plane, choice.words, [choice.results[0], other])
 
@@ -394,7 +391,7 @@ def test_report_escapes_user_text(plane):
     space = EmbeddingSpace.from_arrays(["<i>x</i>", "a&b", "c"], [[1.0, 0], [0, 1.0], [1.0, 1.0]],
                                        name="<script>alert(1)</script>")
     words = WordSet.from_words(["<i>x</i>", "a&b"], space, source="<b>src</b>")
-    result = choose_epsilon(space, words, [1, 10], [KnownExactFor3()], samples=5, close=1, seed=1)
+    result = choose_epsilon(space, words, [1, 10], [KnownExactFor3.family()], samples=5, close=1, seed=1)
     page = choice_report(result)
     assert "<script>alert(1)" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert "<i>x</i>" not in page and "&lt;i&gt;x&lt;/i&gt;" in page and "a&amp;b" in page
@@ -405,7 +402,7 @@ class KnownExactFor3(Mechanism):
     name, label, guarantee = "uniform-3", "uniform on 3 words", "none"
     has_exact_probabilities = True
 
-    def output_probabilities(self, space, word, epsilon):
+    def output_probabilities(self, space, word, epsilon=None):
         return np.full(len(space), 1 / len(space))
 
 
@@ -445,8 +442,8 @@ def test_glove_sampled_path_agrees_with_the_epsilon_sweep(glove_small):
 
     words = list(glove_small.words[500:520])
     eps = (2.0, 8.0, 14.0)
-    result = mechanism_metrics(glove_small, words, eps, MultivariateLaplace(), samples=50, rng=1)
-    sweep = epsilon_sweep(glove_small, eps, words, MultivariateLaplace(), rng=2, samples_per_word=50)
+    result = mechanism_metrics(glove_small, words, eps, MultivariateLaplace.family(), samples=50, rng=1)
+    sweep = epsilon_sweep(glove_small, eps, words, MultivariateLaplace.family(), rng=2, samples_per_word=50)
     se = sweep.standard_errors()
     for name, mine in (("original", "unchanged"), ("close", "close")):
         diff = np.abs(result.values[mine] - sweep.proportions[name])

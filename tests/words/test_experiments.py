@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from privlib.core.sweep import SweepResult
 from privlib.core.validation import parse_epsilon_grid
-from privlib.words.experiments import (MAX_EPSILONS, MAX_SAMPLES, EpsilonSweep, epsilon_sweep, parse_epsilons,
-                                      rank_experiment)
+from privlib.words.experiments import (MAX_EPSILONS, MAX_SAMPLES, SWEEP_METRICS, EpsilonSweep, compare_sweeps,
+                                      epsilon_sweep, parse_epsilons, rank_experiment, sweep)
 from privlib.words.mechanisms import SAMPLE_BATCH, MultivariateLaplace
 from privlib.words.neighbours import classify_ranks, neighbour_ranks
 
@@ -51,7 +52,7 @@ def test_rank_experiment_fields_and_proportions(glove_small, king_at_10):
 
 def test_rank_experiment_ranks_are_the_outputs_neighbour_ranks(glove_small, king_at_10):
     # the same seed gives the same outputs through the mechanism directly
-    outputs = MultivariateLaplace().sample(glove_small, "king", 10.0, 3000, rng=1)
+    outputs = MultivariateLaplace.family().sample(glove_small, "king", 10.0, 3000, rng=1)
     np.testing.assert_array_equal(king_at_10.ranks, neighbour_ranks(glove_small, "king").rank_of(outputs))
 
 
@@ -95,7 +96,8 @@ def test_rank_experiment_seeding_and_options(glove_small):
     assert a.top == b.top
     assert not np.array_equal(a.ranks, c.ranks)
     row = glove_small.index("paris")
-    d = rank_experiment(glove_small, row, 5.0, samples=500, rng=7, close=3, top=2, mechanism=MultivariateLaplace())
+    d = rank_experiment(glove_small, row, 5.0, samples=500, rng=7, close=3, top=2,
+                        mechanism=MultivariateLaplace.family())
     np.testing.assert_array_equal(d.ranks, a.ranks)  # a row index is the same word
     assert d.word == "paris" and d.close == 3 and len(d.top) == 2
     assert d.proportions == {k: v / 500 for k, v in classify_ranks(d.ranks, 3).items()}
@@ -107,7 +109,7 @@ def test_rank_experiment_progress_comes_batch_by_batch_with_the_outputs_of_one_c
     res = rank_experiment(gaussian_space, "w7", 3.0, samples=n, rng=4, progress=lambda f, m: calls.append((f, m)))
     assert [f for f, _ in calls] == [SAMPLE_BATCH / n, 2 * SAMPLE_BATCH / n, 1.0]
     assert calls[-1][1] == f"Sampled {n:,} of {n:,} outputs"
-    one_call = MultivariateLaplace().sample(gaussian_space, "w7", 3.0, n, np.random.default_rng(4))
+    one_call = MultivariateLaplace.family().sample(gaussian_space, "w7", 3.0, n, np.random.default_rng(4))
     np.testing.assert_array_equal(res.ranks, neighbour_ranks(gaussian_space, "w7").rank_of(one_call))
 
 
@@ -219,6 +221,44 @@ def test_sweep_shape_and_proportions(glove_small, wide_sweep):
     d = json.loads(json.dumps(s.to_dict()))
     assert d["epsilons"] == WIDE_GRID and d["words"] == 300 and d["samples_per_word"] == 1
     assert d["proportions"]["original"] == pytest.approx(list(s.proportions["original"]), abs=0)
+
+
+def test_the_sweep_result_holds_one_repetition_per_word(glove_small, wide_sweep):
+    r = wide_sweep.result
+    assert isinstance(r, SweepResult)
+    assert r.mechanisms == ("multivariate-laplace",) and r.metrics == SWEEP_METRICS and r.repeats == 300
+    assert r.seed == 0 and r.settings == {"close": 100, "samples_per_word": 1}
+    assert r.guarantees["multivariate-laplace"] == MultivariateLaplace.description()["guarantee"]
+    # one output per word and epsilon: each repetition is one class, 0 or 1 in each metric
+    np.testing.assert_array_equal(r.values.sum(axis=3), 1.0)
+    np.testing.assert_array_equal(np.unique(r.values), [0.0, 1.0])
+    for k in CLASSES:
+        np.testing.assert_array_equal(r.mean("multivariate-laplace", k), wide_sweep.proportions[k])
+
+
+def test_sweep_entry_point_is_compare_sweeps_in_one_result(glove_small):
+    mechanisms = ["multivariate-laplace", ("postprocessing-fix", {"c": 0.05})]
+    calls = []
+    result = sweep(glove_small, mechanisms, [1.0, 30.0], repeats=30, seed=4, samples_per_word=2,
+                   progress=lambda f, m: calls.append(f))
+    former = compare_sweeps(glove_small, [1.0, 30.0], 30, mechanisms, rng=4, samples_per_word=2)
+    assert result.mechanisms == ("multivariate-laplace", "postprocessing-fix") and result.repeats == 30
+    assert result.values.shape == (2, 2, 30, 3) and result.seed == 4
+    assert result.settings["words"] == list(former[0].words)
+    for m, s in zip(result.mechanisms, former):
+        for k in CLASSES:
+            np.testing.assert_array_equal(result.mean(m, k), s.proportions[k])
+    # two outputs per word: the per-word shares are 0, 1/2 or 1
+    assert set(np.unique(result.values)) <= {0.0, 0.5, 1.0}
+    assert calls[-1] == 1.0 and all(x <= y for x, y in zip(calls, calls[1:]))
+    # mechanisms of one name are told apart by their parameters
+    twice = sweep(glove_small, [("postprocessing-fix", {"c": 0.05}), ("postprocessing-fix", {"c": 0.5})], [30.0],
+                  words=["king", "queen"], seed=1)
+    assert twice.mechanisms == ("postprocessing-fix(c=0.05)", "postprocessing-fix(c=0.5)") and twice.repeats == 2
+    with pytest.raises(ValueError, match="either repeats"):
+        sweep(glove_small, mechanisms, [1.0], repeats=2, words=["king", "queen"])
+    with pytest.raises(ValueError, match="repeats"):
+        sweep(glove_small, mechanisms, [1.0], repeats=0)
 
 
 def test_sweep_original_rises_with_epsilon(wide_sweep):

@@ -120,10 +120,10 @@ def small_grid():
 
 
 MECHS = {
-    "santext": lambda: SanText(),
-    "santext-plus": lambda: SanTextPlus(p=0.3, w=0.5),
-    "tem": lambda: TEM(beta=0.3),
-    "custext": lambda: CusText(k=7),
+    "santext": lambda: SanText.family(),
+    "santext-plus": lambda: SanTextPlus.family(p=0.3, w=0.5),
+    "tem": lambda: TEM.family(beta=0.3),
+    "custext": lambda: CusText.family(k=7),
 }
 
 
@@ -142,33 +142,33 @@ def test_mechanisms_are_in_the_registry():
 @pytest.mark.parametrize("name", ["santext", "santext-plus", "tem", "custext"])
 def test_describe_lists_parameters_and_a_one_line_guarantee(name):
     cls = MECHANISMS[name]
-    info = cls().describe()
+    info = cls.description()
     json.dumps(info)  # serialisable for the CLI
     assert info["name"] == name and info["label"]
     assert set(info["parameters"]) == set(cls.PARAMETERS)
     assert "\n" not in info["guarantee"]
-    assert repr(cls())
+    assert repr(cls.family())
     # the pages and the CLI build a mechanism from the listed defaults
     defaults = {key: p.default for key, p in cls.PARAMETERS.items()}
-    assert cls(**defaults).parameters == cls().parameters == defaults
+    assert cls.family(**defaults).parameters == cls(epsilon=1.0).parameters == defaults
     for key, p in cls.PARAMETERS.items():
         assert p.help and (p.low is None or p.low <= p.default) and (p.high is None or p.default <= p.high)
 
 
 def test_guarantees_say_what_is_guaranteed():
-    assert "exp(eps·||x - x'||)" in SanText().guarantee
-    assert "every threshold gamma" in TEM().guarantee
-    g = CusText().guarantee
+    assert "exp(eps·||x - x'||)" in str(SanText.family().guarantee)
+    assert "every threshold gamma" in str(TEM.family().guarantee)
+    g = str(CusText.family().guarantee)
     assert "only within a group" in g and "no guarantee across groups" in g
-    g = SanTextPlus().guarantee
+    g = str(SanTextPlus.family().guarantee)
     assert "ln(1/p)" in g and "not protected" in g
 
 
 def test_defaults():
-    assert (SanTextPlus().p, SanTextPlus().w) == (0.3, 0.9)  # README paper-style settings
-    assert TEM().beta == 0.001
-    assert CusText().k == 20 and CusText().vocab_limit == 400_000  # all of GloVe 6B
-    assert CusText(vocab_limit=None).vocab_limit is None
+    assert (SanTextPlus.family().p, SanTextPlus.family().w) == (0.3, 0.9)  # README paper-style settings
+    assert TEM.family().beta == 0.001
+    assert CusText.family().k == 20 and CusText.family().vocab_limit == 400_000  # all of GloVe 6B
+    assert CusText.family(vocab_limit=None).vocab_limit is None
     assert SanTextPlus.PARAMETERS["p"].default == 0.3 and TEM.PARAMETERS["beta"].default == 0.001
 
 
@@ -188,53 +188,53 @@ def test_epsilon_must_be_positive_and_finite(name, eps, cloud):
 @pytest.mark.parametrize("beta", [0, 1, -0.1, 1.5, float("nan"), True, "0.1", None])
 def test_tem_beta_must_be_strictly_between_0_and_1(beta):
     with pytest.raises(ValueError, match="beta must be a number strictly between 0 and 1"):
-        TEM(beta=beta)
+        TEM.family(beta=beta)
 
 
 @pytest.mark.parametrize("p", [-0.1, 1.1, float("nan"), float("inf"), "0.3", None, False])
 def test_santext_plus_p_must_be_in_0_1(p):
     with pytest.raises(ValueError, match="p "):
-        SanTextPlus(p=p)
+        SanTextPlus.family(p=p)
 
 
 @pytest.mark.parametrize("w", [-0.1, 0, 0.0, 1.1, float("nan"), "0.5"])
 def test_santext_plus_w_must_be_in_0_1(w):
     with pytest.raises(ValueError, match="w "):
-        SanTextPlus(w=w)
+        SanTextPlus.family(w=w)
 
 
 def test_santext_plus_accepts_the_edges_of_p_and_w():
-    assert SanTextPlus(p=0, w=1).p == 0.0
-    assert SanTextPlus(p=1, w=0.01).w == 0.01
+    assert SanTextPlus.family(p=0, w=1).p == 0.0
+    assert SanTextPlus.family(p=1, w=0.01).w == 0.01
 
 
 @pytest.mark.parametrize("k", [0, -3, 2.5, "20", None, True])
 def test_custext_k_must_be_a_positive_whole_number(k):
     with pytest.raises(ValueError, match="k"):
-        CusText(k=k)
+        CusText.family(k=k)
 
 
 def test_custext_k_must_be_smaller_than_the_vocabulary(cloud):
     with pytest.raises(ValueError, match="smaller than the number of mapped words"):
-        CusText(k=len(cloud)).output_probabilities(cloud, 0, 1.0)
+        CusText.family(k=len(cloud)).output_probabilities(cloud, 0, 1.0)
     with pytest.raises(ValueError, match="smaller than the number of mapped words"):
-        CusText(k=len(cloud)).sample_many(cloud, [0], 1.0, rng=0)
+        CusText.family(k=len(cloud)).sample_many(cloud, [0], 1.0, rng=0)
     with pytest.raises(ValueError, match="smaller than the number of mapped words"):
-        CusText(k=5, vocab_limit=5).sample(cloud, 0, 1.0)
-    p = CusText(k=len(cloud) - 1).output_probabilities(cloud, 0, 1.0)
+        CusText.family(k=5, vocab_limit=5).sample(cloud, 0, 1.0)
+    p = CusText.family(k=len(cloud) - 1).output_probabilities(cloud, 0, 1.0)
     assert np.count_nonzero(p) == len(cloud) - 1
 
 
 def test_custext_vocab_limit(cloud):
-    mech = CusText(k=3, vocab_limit=10)
+    mech = CusText.family(k=3, vocab_limit=10)
     assert mech.groups(cloud).n == 10
     assert np.count_nonzero(mech.output_probabilities(cloud, 9, 1.0)[10:]) == 0
     with pytest.raises(ValueError, match="beyond CusText's vocabulary"):
         mech.output_probabilities(cloud, 10, 1.0)
     with pytest.raises(ValueError, match="vocab_limit"):
-        CusText(vocab_limit=1)
-    assert CusText(k=3, vocab_limit=None).groups(cloud).n == 40
-    assert CusText(k=3, vocab_limit=10**9).groups(cloud).n == 40
+        CusText.family(vocab_limit=1)
+    assert CusText.family(k=3, vocab_limit=None).groups(cloud).n == 40
+    assert CusText.family(k=3, vocab_limit=10**9).groups(cloud).n == 40
 
 
 @pytest.mark.parametrize("name", ["santext", "santext-plus", "tem", "custext"])
@@ -258,10 +258,10 @@ def test_santext_closed_form_on_a_line():
     eps = 2.0
     for x, pos in enumerate([0, 1, 3, 4]):
         w = np.exp(-eps * np.abs(np.array([0, 1, 3, 4]) - pos) / 2)
-        np.testing.assert_allclose(SanText().output_probabilities(space, x, eps), w / w.sum(), rtol=1e-13)
+        np.testing.assert_allclose(SanText.family().output_probabilities(space, x, eps), w / w.sum(), rtol=1e-13)
     # by hand from w0: (1, e^-1, e^-3, e^-4) / (1 + e^-1 + e^-3 + e^-4)
     z = 1 + math.exp(-1) + math.exp(-3) + math.exp(-4)
-    np.testing.assert_allclose(SanText().output_probabilities(space, "w0", 2.0),
+    np.testing.assert_allclose(SanText.family().output_probabilities(space, "w0", 2.0),
                                [1 / z, math.exp(-1) / z, math.exp(-3) / z, math.exp(-4) / z], rtol=1e-13)
 
 
@@ -269,7 +269,7 @@ def test_santext_closed_form_on_a_grid(small_grid):
     d = distance_matrix(small_grid)
     for x in (0, 5, 15):
         w = np.exp(-0.75 * d[x])
-        p = SanText().output_probabilities(small_grid, x, 1.5)
+        p = SanText.family().output_probabilities(small_grid, x, 1.5)
         assert p.dtype == np.float64 and p.shape == (16,)
         np.testing.assert_allclose(p, w / w.sum(), rtol=1e-12)
         assert abs(p.sum() - 1) < 1e-14
@@ -278,7 +278,7 @@ def test_santext_closed_form_on_a_grid(small_grid):
 def test_santext_plus_rows_by_hand():
     # positions 0, 1, 2, 4, 8; w = 0.4 of 5 words = the last 2 rows (positions 4 and 8) are sensitive
     space = space_on_line([0, 1, 2, 4, 8])
-    mech = SanTextPlus(p=0.3, w=0.4)
+    mech = SanTextPlus.family(p=0.3, w=0.4)
     eps = 1.0
     assert mech.sensitive_rows(space).tolist() == [3, 4]
     # sensitive x = row 3 (position 4): over V_S only, x included
@@ -298,24 +298,24 @@ def test_santext_plus_rows_by_hand():
 
 def test_santext_plus_p_edges():
     space = space_on_line([0, 1, 2, 4, 8])
-    kept = SanTextPlus(p=0.0, w=0.4).output_probabilities(space, 1, 1.0)
+    kept = SanTextPlus.family(p=0.0, w=0.4).output_probabilities(space, 1, 1.0)
     assert kept.tolist() == [0, 1, 0, 0, 0]
-    moved = SanTextPlus(p=1.0, w=0.4).output_probabilities(space, 1, 1.0)
+    moved = SanTextPlus.family(p=1.0, w=0.4).output_probabilities(space, 1, 1.0)
     assert moved[1] == 0 and abs(moved.sum() - 1) < 1e-15
-    assert (SanTextPlus(p=0.0, w=0.4).sample(space, 1, 1.0, 500, rng=0) == 1).all()
-    assert set(SanTextPlus(p=1.0, w=0.4).sample(space, 1, 1.0, 500, rng=0)) <= {3, 4}
+    assert (SanTextPlus.family(p=0.0, w=0.4).sample(space, 1, 1.0, 500, rng=0) == 1).all()
+    assert set(SanTextPlus.family(p=1.0, w=0.4).sample(space, 1, 1.0, 500, rng=0)) <= {3, 4}
 
 
 def test_santext_plus_with_everything_sensitive_is_santext(small_gaussian):
     for x in range(len(small_gaussian)):
-        np.testing.assert_allclose(SanTextPlus(p=0.3, w=1.0).output_probabilities(small_gaussian, x, 2.0),
-                                   SanText().output_probabilities(small_gaussian, x, 2.0), rtol=1e-13)
+        np.testing.assert_allclose(SanTextPlus.family(p=0.3, w=1.0).output_probabilities(small_gaussian, x, 2.0),
+                                   SanText.family().output_probabilities(small_gaussian, x, 2.0), rtol=1e-13)
 
 
 def test_santext_plus_sensitive_count_is_exactly_ceil_w_n():
     """The official code takes words[-count-1:], one sensitive word too many (spec §5(c))."""
     space = space_on_line(range(10))
-    mech = SanTextPlus(p=0.3, w=0.3)
+    mech = SanTextPlus.family(p=0.3, w=0.3)
     assert mech.sensitive_count(10) == 3  # not 4 (the official off-by-one)
     assert mech.sensitive_rows(space).tolist() == [7, 8, 9]
     # row 6 is the most rare non-sensitive word: it is kept with probability 1 - p
@@ -326,7 +326,7 @@ def test_santext_plus_sensitive_count_is_exactly_ceil_w_n():
     for w, n, count in [(0.5, 5, 3), (0.9, 10, 9), (0.91, 10, 10), (1.0, 7, 7), (0.01, 7, 1), (0.1, 10, 1),
                         (0.7, 10, 7), (0.2, 2000, 400), (0.9, 400_000, 360_000),
                         (0.07, 100, 7), (0.55, 400_000, 220_000)]:  # 0.07*100 = 7.000000000000001 in floats
-        assert SanTextPlus(w=w).sensitive_count(n) == count
+        assert SanTextPlus.family(w=w).sensitive_count(n) == count
 
 
 def tem_beta_with_exact_threshold(n_words, eps, gamma):
@@ -334,7 +334,7 @@ def tem_beta_with_exact_threshold(n_words, eps, gamma):
     x = math.exp(eps * gamma / 2)
     beta = (n_words - 1) / (x + n_words - 1)  # solves (1-beta)(N-1)/beta = x
     for _ in range(200):
-        t = TEM(beta=beta).threshold(n_words, eps)
+        t = TEM.family(beta=beta).threshold(n_words, eps)
         if t == gamma:
             return beta
         beta = math.nextafter(beta, 1.0 if t > gamma else 0.0)
@@ -342,8 +342,8 @@ def tem_beta_with_exact_threshold(n_words, eps, gamma):
 
 
 def test_tem_threshold_formula():
-    assert TEM(beta=0.001).threshold(400_000, 2.0) == pytest.approx(math.log(0.999 * 399_999 / 0.001), rel=1e-15)
-    assert TEM(beta=0.2).threshold(5, 4.0) == pytest.approx(0.5 * math.log(0.8 * 4 / 0.2), rel=1e-15)
+    assert TEM.family(beta=0.001).threshold(400_000, 2.0) == pytest.approx(math.log(0.999 * 399_999 / 0.001), rel=1e-15)
+    assert TEM.family(beta=0.2).threshold(5, 4.0) == pytest.approx(0.5 * math.log(0.8 * 4 / 0.2), rel=1e-15)
 
 
 def test_tem_closed_form_with_a_word_exactly_at_gamma():
@@ -352,7 +352,7 @@ def test_tem_closed_form_with_a_word_exactly_at_gamma():
     space = space_on_line([0, 1, 2, 3, 5])
     eps = 2.0
     beta = tem_beta_with_exact_threshold(5, eps, 2.0)
-    mech = TEM(beta=beta)
+    mech = TEM.family(beta=beta)
     assert mech.threshold(5, eps) == 2.0
     assert mech.inside(space, 0, eps).tolist() == [True, True, True, False, False]
     z = 1 + math.exp(-1) + math.exp(-2) + 2 * math.exp(-2)
@@ -370,7 +370,7 @@ def test_tem_closed_form_with_a_word_exactly_at_gamma():
 
 def test_tem_closed_form_on_a_grid(small_grid):
     d = distance_matrix(small_grid)
-    eps, mech = 3.0, TEM(beta=0.25)
+    eps, mech = 3.0, TEM.family(beta=0.25)
     gamma = mech.threshold(16, eps)
     assert 1.0 < gamma < 3.0
     for x in (0, 6, 15):
@@ -387,12 +387,12 @@ def test_tem_bottom_probability_is_at_most_beta(glove2000):
     for beta in (0.001, 0.1, 0.5):
         for eps in (1.0, 5.0, 20.0):
             for word in ("the", "king", "river"):
-                assert TEM(beta=beta).bottom_probability(glove2000, word, eps) <= beta * SLACK
+                assert TEM.family(beta=beta).bottom_probability(glove2000, word, eps) <= beta * SLACK
 
 
 def test_tem_negative_gamma_is_uniform():
     space = space_on_line([0, 1])
-    mech = TEM(beta=0.9)  # (1 - 0.9)·1/0.9 < 1: gamma < 0, nothing inside
+    mech = TEM.family(beta=0.9)  # (1 - 0.9)·1/0.9 < 1: gamma < 0, nothing inside
     assert mech.threshold(2, 1.0) < 0
     np.testing.assert_allclose(mech.output_probabilities(space, 0, 1.0), [0.5, 0.5], rtol=1e-15)
     assert not mech.inside(space, 0, 1.0).any()
@@ -403,7 +403,7 @@ def test_custext_groups_and_scores_by_hand():
     """Rows in frequency order at positions a=0, b=5, c=1, d=6, e=20 on a line."""
     space = space_on_line([0, 5, 1, 6, 20])
     eps = 2.0
-    k2 = CusText(k=2)
+    k2 = CusText.family(k=2)
     groups = k2.groups(space)
     assert [k2.output_set(space, r).tolist() for r in range(5)] == [[0, 2], [1, 3], [0, 2], [1, 3], [4]]
     assert groups.sizes.tolist() == [2, 2, 1]  # the last group has N mod K = 1 word
@@ -411,7 +411,7 @@ def test_custext_groups_and_scores_by_hand():
     np.testing.assert_allclose(k2.output_probabilities(space, 0, eps), [q, 0, 1 - q, 0, 0], rtol=1e-13)
     np.testing.assert_allclose(k2.output_probabilities(space, 3, eps), [0, 1 - q, 0, q, 0], rtol=1e-13)
     assert k2.output_probabilities(space, 4, eps).tolist() == [0, 0, 0, 0, 1]  # a group of one
-    k3 = CusText(k=3)
+    k3 = CusText.family(k=3)
     assert k3.output_set(space, 0).tolist() == [0, 2, 1]
     assert k3.output_set(space, 3).tolist() == [3, 4]  # the last group: the two words left
     # b (position 5) in {a, c, b}: distances 5, 4, 0 -> u = -1, -0.8, 0
@@ -425,7 +425,7 @@ def test_custext_groups_and_scores_by_hand():
 def test_custext_equal_distances_give_a_uniform_law():
     """max_Y d = min_Y d (two identical vectors in one group): no division by zero, u = 0."""
     space = space_from([[0.0, 0.0], [0.0, 0.0], [5.0, 5.0], [9.0, 9.0]])
-    mech = CusText(k=2)
+    mech = CusText.family(k=2)
     assert mech.output_set(space, 0).tolist() == [0, 1]
     for x in (0, 1):
         p = mech.output_probabilities(space, x, 3.0)
@@ -434,14 +434,14 @@ def test_custext_equal_distances_give_a_uniform_law():
 
 
 def test_custext_k1_is_the_identity(cloud):
-    mech = CusText(k=1)
+    mech = CusText.family(k=1)
     for x in (0, 7, 39):
         p = mech.output_probabilities(cloud, x, 1.0)
         assert p[x] == 1.0 and p.sum() == 1.0
 
 
 def test_custext_scores_are_min_max_normalised(glove2000):
-    mech = CusText(k=20)
+    mech = CusText.family(k=20)
     d = np.sqrt(glove2000.squared_distances(glove2000.index("king"))[0])
     y = mech.output_set(glove2000, "king")  # king's group (its first word is the group's head)
     assert y.size == 20 and glove2000.index("king") in y
@@ -501,14 +501,14 @@ def test_mapping_matches_the_plain_definition_with_exact_ties(k, monkeypatch):
 
 
 def test_mapping_is_a_partition_into_groups_of_k(glove2000):
-    g = CusText(k=30).groups(glove2000)
+    g = CusText.family(k=30).groups(glove2000)
     assert sorted(g.members.tolist()) == list(range(2000))
     assert g.sizes.tolist() == [30] * 66 + [2000 - 30 * 66]  # the last group: N mod K words
     for x in (0, 17, 1999):
         y = g.output_set(x)
         assert x in y
         assert all(g.group_of[m] == g.group_of[x] for m in y)
-    assert CusText(k=30).groups(glove2000) is g  # cached on the space
+    assert CusText.family(k=30).groups(glove2000) is g  # cached on the space
 
 
 def assert_groups_are_nearest_of_the_unassigned(space, g, groups):
@@ -536,11 +536,11 @@ def test_mapping_on_20000_glove_words(glove_small):
 def test_mapping_on_the_whole_glove_vocabulary(glove):
     """400,000 words, K = 20 (~9-20 s): a partition into 20,000 groups of 20, each the exact k
     nearest unassigned words of its head (checked on a sample of groups)."""
-    g = CusText().groups(glove)
+    g = CusText.family().groups(glove)
     assert g.n == 400_000 and g.offsets.size - 1 == 20_000 and (g.sizes == 20).all()
     assert np.array_equal(np.sort(g.members), np.arange(400_000))
     assert_groups_are_nearest_of_the_unassigned(glove, g, [0, 1, 777, 5000, 12345, 19998, 19999])
-    p = CusText().output_probabilities(glove, "king", 5.0)
+    p = CusText.family().output_probabilities(glove, "king", 5.0)
     assert np.count_nonzero(p) == 20 and abs(p.sum() - 1) < 1e-14
 
 
@@ -566,7 +566,7 @@ def test_conservative_sharing_bounds_every_confusable_pair_and_aggressive_does_n
     """Two inputs that can produce a common output must satisfy P(y|x) <= e^eps P(y|x') for every y.
     With shared output sets (ours) that holds; with per-word top-K sets it fails."""
     eps, k = 2.0, 4
-    ours = np.array([CusText(k=k).output_probabilities(small_gaussian, x, eps) for x in range(12)])
+    ours = np.array([CusText.family(k=k).output_probabilities(small_gaussian, x, eps) for x in range(12)])
     sets = aggressive_sets(small_gaussian, k)
     aggressive = np.array([custext_law_from_sets(small_gaussian, sets, x, eps) for x in range(12)])
 
@@ -598,7 +598,7 @@ def assert_dx_private(law, d, eps, extra=0.0, outputs=None):
 @pytest.mark.parametrize("eps", [0.5, 2.0, 15.0])
 def test_santext_is_eps_dx_private(eps, small_gaussian, small_grid):
     for space in (small_gaussian, small_grid):
-        law = np.array([SanText().output_probabilities(space, x, eps) for x in range(len(space))])
+        law = np.array([SanText.family().output_probabilities(space, x, eps) for x in range(len(space))])
         assert_dx_private(law, distance_matrix(space), eps)
         assert (law > 0).all()
 
@@ -607,7 +607,7 @@ def test_santext_is_eps_dx_private(eps, small_gaussian, small_grid):
 @pytest.mark.parametrize("eps", [0.5, 3.0, 15.0])
 def test_tem_is_eps_dx_private_for_every_gamma(beta, eps, small_gaussian, small_grid):
     for space in (small_gaussian, small_grid):
-        law = np.array([TEM(beta=beta).output_probabilities(space, x, eps) for x in range(len(space))])
+        law = np.array([TEM.family(beta=beta).output_probabilities(space, x, eps) for x in range(len(space))])
         assert_dx_private(law, distance_matrix(space), eps)
         np.testing.assert_allclose(law.sum(axis=1), 1.0, rtol=1e-14)
 
@@ -615,7 +615,7 @@ def test_tem_is_eps_dx_private_for_every_gamma(beta, eps, small_gaussian, small_
 @pytest.mark.parametrize("eps", [0.5, 2.0, 15.0])
 @pytest.mark.parametrize("p", [0.05, 0.3, 1.0])
 def test_santext_plus_inequalities_on_sensitive_outputs(eps, p, small_gaussian):
-    mech = SanTextPlus(p=p, w=0.5)
+    mech = SanTextPlus.family(p=p, w=0.5)
     n = len(small_gaussian)
     law = np.array([mech.output_probabilities(small_gaussian, x, eps) for x in range(n)])
     d = distance_matrix(small_gaussian)
@@ -629,13 +629,13 @@ def test_santext_plus_inequalities_on_sensitive_outputs(eps, p, small_gaussian):
     # the ln(1/p) is needed: a sensitive and a non-sensitive input at distance ~0 differ by ~1/p
     if p < 1:
         twin = space_from(np.vstack([small_gaussian.vectors[:6], small_gaussian.vectors[:6]]))
-        m = SanTextPlus(p=p, w=0.5)
+        m = SanTextPlus.family(p=p, w=0.5)
         a, b = m.output_probabilities(twin, 6, eps), m.output_probabilities(twin, 0, eps)  # same vector
         assert a[6:] / b[6:] == pytest.approx(np.full(6, 1 / p), rel=1e-12)
 
 
 def test_santext_plus_kept_words_are_unprotected(small_gaussian):
-    mech = SanTextPlus(p=0.3, w=0.5)
+    mech = SanTextPlus.family(p=0.3, w=0.5)
     p0 = mech.output_probabilities(small_gaussian, 0, 1.0)
     p1 = mech.output_probabilities(small_gaussian, 1, 1.0)
     assert p0[0] == pytest.approx(0.7) and p1[0] == 0.0  # output w0 reveals input w0: by design
@@ -644,7 +644,7 @@ def test_santext_plus_kept_words_are_unprotected(small_gaussian):
 @pytest.mark.parametrize("eps", [0.5, 3.0, 30.0])
 def test_custext_is_eps_dp_within_groups(eps, small_gaussian, glove2000):
     for space, k in ((small_gaussian, 4), (small_gaussian, 5), (glove2000, 20)):
-        mech = CusText(k=k)
+        mech = CusText.family(k=k)
         g = mech.groups(space)
         for group in range(min(g.offsets.size - 1, 6)):
             members = g.members[g.offsets[group]:g.offsets[group + 1]]
@@ -660,7 +660,7 @@ def mldp_tem_law(space, x, eps, beta):
     """MLDP's TEM (spec §4(c)): ⊥ score -γ + 2·ln(|V|/|L_w|)/eps, so each outside word gets
     e^{-eps·γ/2}·|V|/(|L_w|·|L̂_w|)."""
     n = len(space)
-    gamma = TEM(beta=beta).threshold(n, eps)
+    gamma = TEM.family(beta=beta).threshold(n, eps)
     d = distance_matrix(space)[x]
     inside = d <= gamma
     n_in, n_out = int(inside.sum()), int((~inside).sum())
@@ -683,7 +683,7 @@ def test_mldp_bottom_score_breaks_the_inequality_ours_holds():
         assert_dx_private(bad, d, eps)
     far = n - 1
     assert bad[0, far] / bad[1, far] < math.exp(-eps * 0.1) / 2  # more than a factor 2 past the bound
-    ours = np.array([TEM(beta=beta).output_probabilities(space, x, eps) for x in range(n)])
+    ours = np.array([TEM.family(beta=beta).output_probabilities(space, x, eps) for x in range(n)])
     assert_dx_private(ours, d, eps)
 
 
@@ -692,7 +692,7 @@ def test_tem_boundary_convention_moves_bottom_mass_not_the_law():
     2·e^-2); with ⊥ = ln|L̂_w| the output law is the same either way — only ⊥'s share differs."""
     space = space_on_line([0, 1, 2, 3, 5])
     eps = 2.0
-    mech = TEM(beta=tem_beta_with_exact_threshold(5, eps, 2.0))
+    mech = TEM.family(beta=tem_beta_with_exact_threshold(5, eps, 2.0))
     d = distance_matrix(space)[0]
     gamma = mech.threshold(5, eps)
     strict_inside = d < gamma
@@ -714,7 +714,7 @@ def test_santext_float32_underflow_bug_vs_float64_log_space():
     official = np.exp(scores - scores.max()).astype(np.float32)
     official /= official.sum()
     assert (official == 0).any()
-    p = SanText().output_probabilities(space, 0, eps)
+    p = SanText.family().output_probabilities(space, 0, eps)
     assert (p > 0).all()
     w = np.exp(-eps * d.astype(np.float64) / 2)
     np.testing.assert_allclose(p, w / w.sum(), rtol=1e-13)
@@ -724,8 +724,8 @@ def test_santext_float32_underflow_bug_vs_float64_log_space():
 def test_no_legitimate_output_gets_probability_zero_even_beyond_float64_range(name):
     """eps·d/2 of 2,500: e^-2500 is below every float64; floored at the smallest normal float."""
     space = space_on_line([0, 1, 2, 100, 200, 300, 400, 500])
-    mech = {"santext": SanText(), "santext-plus": SanTextPlus(p=0.5, w=0.5),
-            "tem": TEM(beta=1e-12), "custext": CusText(k=4)}[name]
+    mech = {"santext": SanText.family(), "santext-plus": SanTextPlus.family(p=0.5, w=0.5),
+            "tem": TEM.family(beta=1e-12), "custext": CusText.family(k=4)}[name]
     for x in range(8):
         p = mech.output_probabilities(space, x, 50.0)
         support = {"santext": lambda: np.arange(8), "tem": lambda: np.arange(8),
@@ -802,7 +802,8 @@ GLOVE_CASES = [("santext", "king", 2.0), ("santext-plus", "music", 3.0), ("sante
 
 @pytest.mark.parametrize("name, word, eps", GLOVE_CASES)
 def test_samples_follow_the_exact_law_on_glove(name, word, eps, glove2000):
-    mech = {"santext": SanText(), "santext-plus": SanTextPlus(), "tem": TEM(beta=0.5), "custext": CusText()}[name]
+    mech = {"santext": SanText.family(), "santext-plus": SanTextPlus.family(), "tem": TEM.family(beta=0.5),
+            "custext": CusText.family()}[name]
     p = mech.output_probabilities(glove2000, word, eps)
     assert abs(p.sum() - 1) < 1e-13
     out = mech.sample(glove2000, word, eps, N_DRAWS, rng=31)
@@ -816,7 +817,7 @@ def test_gumbel_max_needs_scale_2_over_eps_and_argmax(cloud, glove2000):
     is SanText's law; scale 1/eps (the law at 2·eps) and argmin(d + G) are not."""
     rng = np.random.default_rng(99)
     for space, word, eps, n in ((cloud, 5, 2.0, N_DRAWS), (glove2000, glove2000.index("king"), 2.0, 8000)):
-        p = SanText().output_probabilities(space, word, eps)
+        p = SanText.family().output_probabilities(space, word, eps)
         d = np.sqrt(space.squared_distances(word)[0])
         d[word] = 0.0
         assert chi_square_pvalue(gumbel_max(-d, 2.0 / eps, n, rng), p) > 1e-3
@@ -827,7 +828,7 @@ def test_gumbel_max_needs_scale_2_over_eps_and_argmax(cloud, glove2000):
 def test_tem_as_the_paper_runs_it_with_gumbel_noise(small_grid):
     """TEM's procedure (§4(a)): Gumbel(0, 2/eps) on L_w ∪ {⊥} with f(⊥) = -γ + (2/eps)·ln|L̂_w|, then a
     uniform outside word, follows our exact law; with the Gumbel scale 1/eps it does not."""
-    eps, mech, x = 3.0, TEM(beta=0.25), 5
+    eps, mech, x = 3.0, TEM.family(beta=0.25), 5
     p = mech.output_probabilities(small_grid, x, eps)
     gamma = mech.threshold(16, eps)
     d = distance_matrix(small_grid)[x]
@@ -849,7 +850,7 @@ def test_tem_as_the_paper_runs_it_with_gumbel_noise(small_grid):
 
 
 def test_tem_draws_outside_words_through_bottom(glove2000):
-    mech, eps = TEM(beta=0.5), 6.0
+    mech, eps = TEM.family(beta=0.5), 6.0
     row = glove2000.index("river")
     inside = mech.inside(glove2000, row, eps)
     out = mech.sample(glove2000, row, eps, N_DRAWS, rng=8)
@@ -861,7 +862,7 @@ def test_tem_draws_outside_words_through_bottom(glove2000):
 
 def test_sample_many_mixed_rows_and_epsilons(glove2000):
     """Several words and epsilons in one call: each (word, eps) cell follows its own law."""
-    mech = SanText()
+    mech = SanText.family()
     words = [glove2000.index(w) for w in ("king", "river")]
     rows = np.repeat(words, 2 * 6000)
     eps = np.tile(np.repeat([2.0, 6.0], 6000), 2)
@@ -891,20 +892,20 @@ def test_full_glove_vocabulary_probabilities(glove):
     d = np.sqrt(np.einsum("ij,ij->i", diff, diff))
     for eps in (1.0, 15.0):
         w = np.exp(-eps * (d - d.min()) / 2)
-        p = SanText().output_probabilities(glove, row, eps)
+        p = SanText.family().output_probabilities(glove, row, eps)
         assert p.shape == (400_000,) and (p > 0).all() and abs(p.sum() - 1) < 1e-12
         big = w / w.sum() > 1e-250
         np.testing.assert_allclose(p[big], (w / w.sum())[big], rtol=1e-6)
-        tem = TEM().output_probabilities(glove, row, eps)
-        gamma = TEM().threshold(400_000, eps)
+        tem = TEM.family().output_probabilities(glove, row, eps)
+        gamma = TEM.family().threshold(400_000, eps)
         w = np.exp(-eps * np.minimum(d, gamma) / 2)
         assert (tem > 0).all() and abs(tem.sum() - 1) < 1e-12
         np.testing.assert_allclose(tem[big], (w / w.sum())[big], rtol=1e-6)
 
 
 def test_rank_experiment_uses_the_exact_law(glove2000):
-    result = privlib.words.rank_experiment(glove2000, "king", 6.0, mechanism=SanText())
+    result = privlib.words.rank_experiment(glove2000, "king", 6.0, mechanism=SanText.family())
     assert result.exact
     assert sum(result.proportions.values()) == pytest.approx(1.0)
-    p = SanText().output_probabilities(glove2000, "king", 6.0)
+    p = SanText.family().output_probabilities(glove2000, "king", 6.0)
     assert result.proportions["original"] == pytest.approx(p[glove2000.index("king")])

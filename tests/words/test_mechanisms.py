@@ -12,7 +12,16 @@ from scipy import integrate, special, stats
 import privlib.words.mechanisms as mech_module
 from privlib.core.noise import laplace_noise
 from privlib.words.embeddings import EmbeddingSpace
-from privlib.words.mechanisms import MECHANISMS, Mechanism, MultivariateLaplace, make_mechanism
+from privlib.core.mechanism import Guarantee
+from privlib.core.mechanism import Mechanism as CoreMechanism
+from privlib.words.mechanisms import (
+    D_X_NEIGHBOURS,
+    MECHANISMS,
+    Mechanism,
+    MultivariateLaplace,
+    describe_mechanisms,
+    make_mechanism,
+)
 
 N_SAMPLES = 20_000
 
@@ -162,7 +171,7 @@ def test_two_word_vocabulary_matches_closed_form(n, eps, dist):
     space = two_word_space(n, dist)
     p = p_stay_two_words(n, eps, dist)
     assert 0.02 < p < 0.98  # parameters chosen so the test has power
-    mechanism = MultivariateLaplace()
+    mechanism = MultivariateLaplace.family()
     from_w = mechanism.sample(space, "w", eps, N_SAMPLES, rng=n * 7 + 1)
     from_w2 = mechanism.sample(space, "w'", eps, N_SAMPLES, rng=n * 7 + 2)
     assert from_w.dtype == np.int64 and from_w.shape == (N_SAMPLES,)
@@ -188,7 +197,7 @@ def test_two_word_closed_form_reference_values():
 @pytest.mark.parametrize("eps", [0.7, 3.0])
 def test_words_on_a_line_match_the_laplace_closed_form(line_space, line_law, eps):
     np.testing.assert_array_equal(line_space.vectors[:, 0], LINE)
-    mechanism = MultivariateLaplace()
+    mechanism = MultivariateLaplace.family()
     for word in range(len(LINE)):
         expected = line_law(word, eps)
         counts = np.bincount(mechanism.sample(line_space, word, eps, N_SAMPLES, rng=100 * word + int(eps * 10)),
@@ -212,7 +221,7 @@ def test_batches_do_not_change_the_law(monkeypatch, line_space, line_law):
     # draws beyond SAMPLE_BATCH are searched in several batches; the law and the count stay right
     monkeypatch.setattr(mech_module, "SAMPLE_BATCH", 999)
     eps, word = 1.0, 2
-    out = MultivariateLaplace().sample(line_space, word, eps, N_SAMPLES, rng=31)
+    out = MultivariateLaplace.family().sample(line_space, word, eps, N_SAMPLES, rng=31)
     assert out.shape == (N_SAMPLES,)
     expected = line_law(word, eps)
     freq = np.bincount(out, minlength=len(LINE)) / N_SAMPLES
@@ -221,12 +230,12 @@ def test_batches_do_not_change_the_law(monkeypatch, line_space, line_law):
 
 
 class _OneByOne(MultivariateLaplace):
-    """The base-class sample_many (one `sample` call per row)."""
+    """The base-class _sample_many (one `_release` per row)."""
 
-    sample_many = Mechanism.sample_many
+    _sample_many = Mechanism._sample_many
 
 
-@pytest.mark.parametrize("mechanism", [MultivariateLaplace(), _OneByOne()], ids=["batched", "base"])
+@pytest.mark.parametrize("mechanism", [MultivariateLaplace.family(), _OneByOne.family()], ids=["batched", "base"])
 def test_sample_many_with_per_row_epsilons(line_space, line_law, mechanism):
     rng = np.random.default_rng(2024)
     groups = [(0, 0.7), (2, 0.7), (2, 3.0), (4, 1.5)]
@@ -244,7 +253,7 @@ def test_sample_many_with_per_row_epsilons(line_space, line_law, mechanism):
 
 
 def test_sample_many_single_epsilon_and_seeding(line_space):
-    mechanism = MultivariateLaplace()
+    mechanism = MultivariateLaplace.family()
     rows = np.arange(5).repeat(3)
     a = mechanism.sample_many(line_space, rows, 2.0, rng=8)
     b = mechanism.sample_many(line_space, rows, 2.0, rng=8)
@@ -253,7 +262,7 @@ def test_sample_many_single_epsilon_and_seeding(line_space):
     np.testing.assert_array_equal(mechanism.sample_many(line_space, rows, 1000.0, rng=1), rows)
 
 
-@pytest.mark.parametrize("mechanism", [MultivariateLaplace(), _OneByOne()], ids=["batched", "base"])
+@pytest.mark.parametrize("mechanism", [MultivariateLaplace.family(), _OneByOne.family()], ids=["batched", "base"])
 def test_sample_many_rejects_bad_arguments(line_space, mechanism):
     with pytest.raises(ValueError, match="epsilon"):
         mechanism.sample_many(line_space, [0, 1], [1.0, 0.0])
@@ -267,7 +276,7 @@ def test_sample_many_rejects_bad_arguments(line_space, mechanism):
 
 
 def test_sample_seeding_and_sizes(line_space):
-    mechanism = MultivariateLaplace()
+    mechanism = MultivariateLaplace.family()
     np.testing.assert_array_equal(mechanism.sample(line_space, "c", 0.5, 50, rng=4),
                                   mechanism.sample(line_space, "c", 0.5, 50, rng=4))
     # eps = 0.05: the output law is spread over all five words, so 50 draws repeat with prob ~0
@@ -282,7 +291,7 @@ def test_sample_seeding_and_sizes(line_space):
 @pytest.mark.parametrize("word", ["zzz", "C", -1, 5, True, None, 2.0])
 def test_sample_bad_word(line_space, word):
     with pytest.raises(ValueError):
-        MultivariateLaplace().sample(line_space, word, 1.0, 3, rng=0)
+        MultivariateLaplace.family().sample(line_space, word, 1.0, 3, rng=0)
 
 
 @pytest.mark.parametrize("kwargs, pattern", [({"epsilon": 0}, "epsilon"), ({"epsilon": "2"}, "epsilon"),
@@ -290,12 +299,12 @@ def test_sample_bad_word(line_space, word):
 def test_sample_bad_arguments(line_space, kwargs, pattern):
     args = {"epsilon": 1.0, "size": 3, "rng": 0} | kwargs
     with pytest.raises(ValueError, match=pattern):
-        MultivariateLaplace().sample(line_space, "a", **args)
+        MultivariateLaplace.family().sample(line_space, "a", **args)
 
 
 def test_sample_glove_word_at_huge_epsilon_is_itself(glove_small):
     # eps = 1000 in 50d: R ~ Gamma(50, 1e-3) has mean 0.05; 'king' has no word within 3 of it
-    out = MultivariateLaplace().sample(glove_small, "king", 1000.0, 200, rng=0)
+    out = MultivariateLaplace.family().sample(glove_small, "king", 1000.0, 200, rng=0)
     assert np.all(out == glove_small.index("king"))
     assert stats.gamma(50, scale=1e-3).sf(1.5) < 1e-100  # P(R >= half the nearest distance)
 
@@ -311,7 +320,7 @@ def test_registry_and_make_mechanism():
     assert isinstance(m, MultivariateLaplace) and m.nearest == "exact"
     assert make_mechanism("multivariate-laplace", nearest="annoy").nearest == "annoy"
     assert m.parameters == {"nearest": "exact"}
-    assert repr(m) == "MultivariateLaplace(nearest='exact')"
+    assert repr(m) == "MultivariateLaplace.family(nearest='exact')"
 
 
 @pytest.mark.parametrize(
@@ -319,7 +328,8 @@ def test_registry_and_make_mechanism():
     [
         ("laplace", {}, r"Unknown mechanism 'laplace'.*multivariate-laplace"),
         ("", {}, "Unknown mechanism"),
-        ("multivariate-laplace", {"epsilon": 1}, r"no parameter\(s\) epsilon.*nearest"),
+        ("multivariate-laplace", {"speed": 1}, r"no parameter\(s\) speed.*nearest"),
+        ("multivariate-laplace", {"epsilon": 0}, "epsilon"),
         ("multivariate-laplace", {"nearest": "faiss"}, "nearest must be 'exact' or 'annoy'"),
     ],
 )
@@ -329,16 +339,104 @@ def test_make_mechanism_errors(name, params, pattern):
 
 
 def test_describe_and_guarantee():
-    m = MultivariateLaplace()
-    d = m.describe()
+    d = MultivariateLaplace.description()  # class-level: no epsilon needed to list a mechanism
+    m = MultivariateLaplace(epsilon=3.0)
     assert d["name"] == "multivariate-laplace"
     assert d["label"].strip()
-    assert d["guarantee"] == m.guarantee and m.guarantee.strip()
-    assert "eps" in m.guarantee
+    assert d["guarantee"] == str(m.guarantee) == m.guarantee.text and "eps" in m.guarantee.text
+    assert m.guarantee.kind == "metric-dp" and m.guarantee.epsilon == 3.0
+    assert m.guarantee.neighbours == D_X_NEIGHBOURS
+    assert MultivariateLaplace.family().guarantee.epsilon is None
     assert d["parameters"]["nearest"]["default"] == "exact"
     assert d["parameters"]["nearest"]["choices"] == ["exact", "annoy"]
     assert d["parameters"]["nearest"]["help"].strip()
+    assert list(d) == ["name", "label", "guarantee", "parameters"]  # the `mechanisms --json` shape
     json.dumps(d)  # pages and the CLI ship it as JSON
+    assert describe_mechanisms() == [cls.description() for cls in MECHANISMS.values()]
+
+
+# ----------------------------------------------------------------------------- the core protocol
+#: What each paper states (checked against each class's docstring and source): the d_X mechanisms
+#: and the exponential mechanisms with a distance utility are metric DP; CusText is ε-DP within a group.
+GUARANTEE_KINDS = {"multivariate-laplace": "metric-dp", "santext": "metric-dp", "santext-plus": "metric-dp",
+                   "tem": "metric-dp", "custext": "pure-dp", "postprocessing-fix": "metric-dp",
+                   "mahalanobis": "metric-dp", "vickrey": "metric-dp"}
+
+
+@pytest.mark.parametrize("name", list(GUARANTEE_KINDS))
+def test_every_mechanism_follows_the_core_protocol(name):
+    cls = MECHANISMS[name]
+    assert issubclass(cls, CoreMechanism)
+    with pytest.raises(TypeError):
+        cls()  # epsilon is required, never defaulted
+    with pytest.raises(TypeError):
+        cls(2.0)  # keyword-only
+    with pytest.raises(ValueError, match="epsilon"):
+        cls(epsilon=0)
+    m = cls(epsilon=2.0)
+    assert m.epsilon == 2.0 and not m.is_family and cls.family().is_family
+    g = m.guarantee
+    assert isinstance(g, Guarantee) and g.kind == GUARANTEE_KINDS[name] and g.epsilon == 2.0
+    assert g.neighbours.strip() and g.text == cls.description()["guarantee"]
+    assert set(cls.PARAMETERS) == set(m.parameters)
+    assert make_mechanism(name, epsilon=2.0).parameters == m.parameters
+
+
+def test_parameters_are_checked_once_at_construction(monkeypatch):
+    m = MultivariateLaplace(epsilon=1.0, nearest="annoy")
+    with pytest.raises(ValueError, match="nearest"):
+        MultivariateLaplace(epsilon=1.0, nearest="faiss")
+    with pytest.raises(ValueError, match="nearest"):
+        MultivariateLaplace.family(nearest="faiss")
+
+    def refuse(self, **params):
+        raise AssertionError("parameters checked again")
+
+    monkeypatch.setattr(MultivariateLaplace, "_set_parameters", refuse)
+    other = m.with_epsilon(5.0)  # a copy: the parameters are not checked again
+    assert (other.epsilon, other.nearest, m.epsilon) == (5.0, "annoy", 1.0)
+    with pytest.raises(ValueError, match="epsilon"):
+        m.with_epsilon(-1.0)
+
+
+def test_a_family_has_no_epsilon_to_release(line_space):
+    family = MultivariateLaplace.family()
+    with pytest.raises(ValueError, match="with_epsilon"):
+        family.release(line_space, "a", 3, rng=0)
+    assert family.with_epsilon(2.0).release(line_space, "a", 3, rng=0).shape == (3,)
+    assert repr(family) == "MultivariateLaplace.family(nearest='exact')"
+    assert repr(family.with_epsilon(2.0)) == "MultivariateLaplace(epsilon=2.0, nearest='exact')"
+
+
+def _small_space():
+    rng = np.random.default_rng(0)
+    return EmbeddingSpace.from_arrays([f"w{i}" for i in range(60)], rng.normal(size=(60, 6)))
+
+
+#: Outputs of ``sample(space, "w7", 3.0, 12, rng=11)`` and of ``sample_many(space, [1, 2, 3, 2],
+#: [1, 2, 3, 4], rng=5)`` on `_small_space`, recorded with the per-call-epsilon API before the
+#: move to the core protocol (commit 61fd207): the same seed must give the same draws.
+RECORDED_DRAWS = {
+    "multivariate-laplace": ([7, 7, 7, 7, 7, 7, 7, 7, 7, 42, 7, 7], [38, 21, 29, 2]),
+    "santext": ([40, 28, 7, 26, 8, 7, 3, 8, 7, 7, 7, 7], [57, 10, 35, 48]),
+    "santext-plus": ([40, 28, 7, 41, 8, 7, 15, 8, 7, 7, 7, 7], [1, 14, 3, 47]),
+    "tem": ([40, 28, 7, 26, 8, 7, 3, 8, 7, 7, 7, 7], [57, 10, 35, 48]),
+    "custext": ([59, 22, 7, 40, 22, 7, 59, 28, 7, 7, 59, 7], [1, 18, 32, 53]),
+    "postprocessing-fix": ([43, 48, 51, 4, 25, 24, 21, 31, 28, 31, 37, 21], [13, 57, 4, 26]),
+    "mahalanobis": ([7, 7, 7, 7, 7, 7, 7, 7, 7, 42, 7, 7], [38, 21, 29, 2]),
+    "vickrey": ([7, 40, 7, 11, 34, 7, 7, 7, 19, 12, 22, 7], [16, 33, 24, 21]),
+}
+
+
+@pytest.mark.parametrize("name", list(RECORDED_DRAWS))
+def test_release_and_the_batch_kernel_draw_as_before(name):
+    space = _small_space()
+    params = {"k": 5} if name == "custext" else {}
+    released, many = RECORDED_DRAWS[name]
+    mechanism = make_mechanism(name, epsilon=3.0, **params)
+    assert mechanism.release(space, "w7", 12, rng=11).tolist() == released
+    family = make_mechanism(name, **params)
+    assert family.sample_many(space, [1, 2, 3, 2], [1.0, 2.0, 3.0, 4.0], rng=5).tolist() == many
 
 
 # ----------------------------------------------------------------------------- approximate search
@@ -347,7 +445,7 @@ def test_annoy_backend_uses_home_cache(monkeypatch, tmp_path):
     rng = np.random.default_rng(12)
     points = np.unique(rng.choice(np.arange(6) * 10.0, size=(200, 4)), axis=0)[:60]
     space = EmbeddingSpace.from_arrays([f"p{i}" for i in range(len(points))], points)
-    mechanism = MultivariateLaplace(nearest="annoy")
+    mechanism = MultivariateLaplace.family(nearest="annoy")
     out = mechanism.sample(space, 7, 1.0, 500, rng=0)
     assert out.dtype == np.int64 and out.shape == (500,)
     assert np.all((out >= 0) & (out < len(space)))
@@ -377,3 +475,10 @@ def test_every_mechanism_class_of_the_package_is_in_the_registry():
                 found.add(cls)
     assert found == set(ALL_MECHANISMS)
     assert [cls.name for cls in ALL_MECHANISMS] == list(MECHANISMS)
+
+
+def test_unknown_parameters_are_refused_by_name():
+    with pytest.raises(TypeError, match="no parameter\\(s\\) speed; its parameters are: nearest"):
+        MultivariateLaplace(epsilon=1.0, speed=3)
+    with pytest.raises(TypeError, match="no parameter\\(s\\) speed"):
+        MultivariateLaplace.family(speed=3)

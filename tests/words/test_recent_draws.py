@@ -41,18 +41,19 @@ def test_a_repeated_laplace_run_is_recalled_with_the_generator_moved_on(space, m
     eps = np.repeat([1.0, 10.0], rows.size // 2 + 1)[:rows.size]
     first, second = np.random.default_rng(5), np.random.default_rng(5)
     calls = _counting_nearest(monkeypatch)
-    a = MultivariateLaplace().sample_many(fresh, rows, eps, first)
-    b = MultivariateLaplace().sample_many(fresh, rows, eps, second)  # recalled: no search
+    a = MultivariateLaplace.family().sample_many(fresh, rows, eps, first)
+    b = MultivariateLaplace.family().sample_many(fresh, rows, eps, second)  # recalled: no search
     assert len(calls) == 1
     np.testing.assert_array_equal(a, b)
     assert first.bit_generator.state == second.bit_generator.state
     np.testing.assert_array_equal(first.random(5), second.random(5))
     b[:] = -1  # the caller's copy: the remembered outputs are not changed by it
-    np.testing.assert_array_equal(MultivariateLaplace().sample_many(fresh, rows, eps, np.random.default_rng(5)), a)
+    laplace = MultivariateLaplace.family()
+    np.testing.assert_array_equal(laplace.sample_many(fresh, rows, eps, np.random.default_rng(5)), a)
     # another state, other rows or other epsilons are other runs
-    MultivariateLaplace().sample_many(fresh, rows, eps, np.random.default_rng(6))
-    MultivariateLaplace().sample_many(fresh, rows[1:], eps[1:], np.random.default_rng(5))
-    MultivariateLaplace().sample_many(fresh, rows, eps * 2, np.random.default_rng(5))
+    MultivariateLaplace.family().sample_many(fresh, rows, eps, np.random.default_rng(6))
+    MultivariateLaplace.family().sample_many(fresh, rows[1:], eps[1:], np.random.default_rng(5))
+    MultivariateLaplace.family().sample_many(fresh, rows, eps * 2, np.random.default_rng(5))
     assert len(calls) == 4
 
 
@@ -60,21 +61,22 @@ def test_the_fix_reuses_the_plain_mechanisms_search_for_its_pivots(space, monkey
     fresh = EmbeddingSpace.from_arrays(space.words, space.vectors)
     rows = np.repeat(np.arange(0, 400, 10), 5)
     calls = _counting_nearest(monkeypatch)
-    plain = MultivariateLaplace().sample_many(fresh, rows, 8.0, np.random.default_rng(2))
-    fix = PostProcessingFix().sample_many(fresh, rows, 8.0, np.random.default_rng(2))
+    plain = MultivariateLaplace.family().sample_many(fresh, rows, 8.0, np.random.default_rng(2))
+    fix = PostProcessingFix.family().sample_many(fresh, rows, 8.0, np.random.default_rng(2))
     assert calls == [rows.size]  # the fix's pivots came from the remembered run
     # the very outputs a space with no memory gives
     other = EmbeddingSpace.from_arrays(space.words, space.vectors)
-    np.testing.assert_array_equal(PostProcessingFix().sample_many(other, rows, 8.0, np.random.default_rng(2)), fix)
-    np.testing.assert_array_equal(MultivariateLaplace().sample_many(other, rows, 8.0, np.random.default_rng(2)), plain)
+    fix_family, laplace = PostProcessingFix.family(), MultivariateLaplace.family()
+    np.testing.assert_array_equal(fix_family.sample_many(other, rows, 8.0, np.random.default_rng(2)), fix)
+    np.testing.assert_array_equal(laplace.sample_many(other, rows, 8.0, np.random.default_rng(2)), plain)
 
 
 def test_runs_beyond_the_limit_are_not_remembered(space, monkeypatch):
     tiny = EmbeddingSpace.from_arrays(space.words[:50], space.vectors[:50])
     rows = np.zeros(RECENT_MAX_ROWS + 1, dtype=np.int64)
     calls = _counting_nearest(monkeypatch)
-    a = MultivariateLaplace().sample_many(tiny, rows, 50.0, np.random.default_rng(1))
-    b = MultivariateLaplace().sample_many(tiny, rows, 50.0, np.random.default_rng(1))
+    a = MultivariateLaplace.family().sample_many(tiny, rows, 50.0, np.random.default_rng(1))
+    b = MultivariateLaplace.family().sample_many(tiny, rows, 50.0, np.random.default_rng(1))
     np.testing.assert_array_equal(a, b)
     assert len(calls) == 2 * (-(-rows.size // SAMPLE_BATCH))  # searched again, batch by batch
 

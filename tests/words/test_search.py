@@ -219,7 +219,8 @@ def test_glove_random_word_workload_matches_brute_force(brute_force, glove, epsi
     rows, queries = _random_word_queries(glove, 120, epsilon, seed=int(epsilon))
     expected = brute_force(glove.vectors, queries)
     np.testing.assert_array_equal(glove.nearest(queries), expected)
-    outputs = MultivariateLaplace().sample_many(glove, rows, epsilon, rng=np.random.default_rng(int(epsilon) + 1))
+    outputs = MultivariateLaplace.family().sample_many(glove, rows, epsilon,
+                                                       rng=np.random.default_rng(int(epsilon) + 1))
     np.testing.assert_array_equal(outputs, expected)
 
 

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 import privlib.words.text as text_module
 from privlib.words.embeddings import EmbeddingSpace
-from privlib.words.mechanisms import Mechanism, MultivariateLaplace
+from privlib.core.mechanism import Guarantee
+from privlib.words.mechanisms import Mechanism, MultivariateLaplace, Parameter
 from privlib.words.neighbours import neighbour_ranks
 from privlib.words.text import (
     OOV_POLICIES,
@@ -35,11 +36,10 @@ class Identity(Mechanism):
 
     name = "identity"
 
-    @property
-    def guarantee(self):
-        return "none (test double)"
+    def _guarantee(self):
+        return Guarantee("none", "none (test double)")
 
-    def sample_many(self, space, rows, epsilon, rng=None):
+    def _sample_many(self, space, rows, eps, rng):
         return np.asarray(rows, dtype=np.int64)
 
 
@@ -47,11 +47,12 @@ class MapTo(Identity):
     """Test double: outputs ``mapping[word]`` (a vocabulary word), else the word itself."""
 
     name = "map-to"
+    PARAMETERS = {"mapping": Parameter(None, help="word -> output word")}
 
-    def __init__(self, mapping):
+    def _set_parameters(self, *, mapping=None):
         self.mapping = mapping
 
-    def sample_many(self, space, rows, epsilon, rng=None):
+    def _sample_many(self, space, rows, eps, rng):
         return np.array([space.index(self.mapping.get(space.words[r], space.words[r])) for r in rows], dtype=np.int64)
 
 
@@ -115,7 +116,7 @@ def test_whole_form_is_preferred_when_the_embedding_has_it():
     assert texts(tokenize("Don't Maria's", space)) == ["Don't", "Maria", "'s"]
     assert texts(tokenize("Don’t", space)) == ["Don’t"]  # looked up with a straight apostrophe
     assert texts(tokenize("Don't")) == ["Do", "n't"]  # without an embedding: the GloVe pieces
-    assert sanitize("Don't", Identity(), 1.0, space).budget == 1.0  # one token, one epsilon
+    assert sanitize("Don't", Identity.family(), 1.0, space).budget == 1.0  # one token, one epsilon
 
 
 def test_structured_tokens_are_one_token_each():
@@ -145,7 +146,7 @@ def test_tokenising_a_long_run_without_spaces_takes_linear_time(unit):
 # --- sanitising the pieces ------------------------------------------------------------------
 
 def test_each_piece_is_sanitised_and_joined_back_with_its_case_and_apostrophe(pieces):
-    swap = MapTo(SWAP)
+    swap = MapTo.family(mapping=SWAP)
     assert sanitize("Don't", swap, 1.0, pieces).sanitised == "Did'll"
     assert sanitize("DON’T", swap, 1.0, pieces).sanitised == "DID’LL"
     assert sanitize("john’s", swap, 1.0, pieces).sanitised == "mary’re"
@@ -158,7 +159,7 @@ def test_each_piece_is_sanitised_and_joined_back_with_its_case_and_apostrophe(pi
 
 def test_issue_sentence_comes_back_at_huge_epsilon(glove):
     for text in (ISSUE, ISSUE.replace("'", "’"), "I’m sure they'll say it isn't John’s, and won't."):
-        result = sanitize(text, MultivariateLaplace(), 1e6, glove, rng=3)
+        result = sanitize(text, MultivariateLaplace.family(), 1e6, glove, rng=3)
         assert result.sanitised == text
         assert REDACTED not in result.sanitised
         assert result.budget == 1e6 * len([t for t in tokenize(text) if t.kind != "space" and t.text not in ";,."])
@@ -168,7 +169,7 @@ def test_numbers_are_sanitised_by_default_and_follow_the_oov_policy(pieces):
     assert SanitisePolicy().numbers == "sanitise"
     assert list(text_module.NUMBER_POLICIES) == ["sanitise", "keep"]
     assert "not protected" in text_module.NUMBER_POLICIES["keep"]
-    swap = MapTo(SWAP)
+    swap = MapTo.family(mapping=SWAP)
     result = sanitize("5, 2023 1,000 12,345", swap, 1.0, pieces)
     assert result.sanitised == f"8, 2028 1,000 {REDACTED}"
     assert result.budget == 3.0
@@ -186,7 +187,7 @@ def test_numbers_are_sanitised_by_default_and_follow_the_oov_policy(pieces):
 
 def test_paper_example_numbers_are_sanitised(glove):
     """The worked example turns "March 5, 2023" into "8 4, 2028": 5, 2023 and 789 are GloVe words."""
-    result = sanitize(PAPER_EXAMPLE, MapTo({"5": "8", "2023": "2028"}), 10.0, glove)
+    result = sanitize(PAPER_EXAMPLE, MapTo.family(mapping={"5": "8", "2023": "2028"}), 10.0, glove)
     assert "March 8, 2028" in result.sanitised and "789 Oak" in result.sanitised
     numbers = [r for r in result.records if r.kind == "number"]
     assert [(r.original, r.action) for r in numbers] == [("5", "sanitised"), ("2023", "sanitised"),
@@ -196,12 +197,12 @@ def test_paper_example_numbers_are_sanitised(glove):
 
 def test_structured_tokens_follow_the_oov_policy_as_a_whole(glove):
     text = "Write to maria.gonzalez@example.com or https://clinic.example.org/p?id=42, see www.google.com."
-    redacted = sanitize(text, Identity(), 1.0, glove)
+    redacted = sanitize(text, Identity.family(), 1.0, glove)
     assert redacted.sanitised == f"Write to {REDACTED} or {REDACTED}, see www.google.com."
     assert [r.action for r in redacted.records if r.kind in ("email", "url")] == ["redacted", "redacted", "sanitised"]
-    kept = sanitize(text, Identity(), 1.0, glove, policy=SanitisePolicy(oov="keep"))
+    kept = sanitize(text, Identity.family(), 1.0, glove, policy=SanitisePolicy(oov="keep"))
     assert kept.sanitised == text and "not protected" in kept.budget_message().lower()
-    randomised = sanitize(text, Identity(), 1.0, glove, rng=1, policy=SanitisePolicy(oov="random"))
+    randomised = sanitize(text, Identity.family(), 1.0, glove, rng=1, policy=SanitisePolicy(oov="random"))
     words = randomised.sanitised.split(" ")
     assert "@" not in randomised.sanitised and "://" not in randomised.sanitised and len(words) == len(text.split(" "))
 
@@ -220,7 +221,7 @@ def test_vocabulary_words_are_the_pieces(glove):
 def test_budget_counts_the_sanitised_tokens_and_names_what_is_not_protected(glove):
     text = "I can't call 555 1234 or Zyxwvu, the doctor said."
     policy = SanitisePolicy(numbers="keep", keep_stop_words=True)
-    result = sanitize(text, Identity(), 2.0, glove, policy=policy)
+    result = sanitize(text, Identity.family(), 2.0, glove, policy=policy)
     sanitised = [r.original for r in result.records if r.action == "sanitised"]
     assert sanitised == ["ca", "call", "doctor", "said"]
     assert result.budget == 8.0
@@ -231,7 +232,7 @@ def test_budget_counts_the_sanitised_tokens_and_names_what_is_not_protected(glov
         assert part in message, (part, message)
     assert f"1 token not in the vocabulary: {OOV_POLICIES['redact']}" in message
 
-    default = sanitize(text, Identity(), 2.0, glove)
+    default = sanitize(text, Identity.family(), 2.0, glove)
     assert default.budget == 2.0 * 10  # I ca n't call 555 1234 or the doctor said
     assert "number" not in default.budget_message() and "stop word" not in default.budget_message()
 
@@ -274,7 +275,7 @@ def test_pool_words_have_no_twin(glove):
 @settings(max_examples=40, deadline=None, derandomize=True)
 @given(sentences())
 def test_huge_epsilon_returns_the_text_character_for_character(glove, text):
-    result = sanitize(text, MultivariateLaplace(), 1e6, glove, rng=0)
+    result = sanitize(text, MultivariateLaplace.family(), 1e6, glove, rng=0)
     assert result.sanitised == text
     assert all(r.action in ("sanitised", "kept") for r in result.records)
     assert all(r.rank == 0 for r in result.records if r.action == "sanitised")

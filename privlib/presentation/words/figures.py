@@ -7,11 +7,12 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
+from privlib.core.sweep import SweepResult
+from privlib.presentation.style import EPSILON_AXIS, MARGIN, PALETTE, layout, palette_colour, rgba
+
 #: One colour per outcome, used by every chart so the legend means the same everywhere.
 COLOURS = {"original": "#1f77b4", "close": "#2ca02c", "distant": "#d62728"}
 LABELS = {"original": "original (rank 0)", "close": "close neighbour", "distant": "distant word"}
-#: Axis title for every epsilon axis: the direction of more privacy is always labelled.
-EPSILON_AXIS = "ε  (← smaller ε = more privacy · larger ε = less privacy →)"
 
 
 def log_rank_bins(vocab_size: int, close: int, per_decade: int = 12) -> np.ndarray:
@@ -63,7 +64,7 @@ def rank_histogram(ranks, weights, vocab_size: int, close: int, title: str | Non
     fig.update_xaxes(type="log", range=[0, np.log10(vocab_size + 1)],
                      title="rank of the output among the input's neighbours + 1 (log scale)")
     fig.update_yaxes(type="log", title="fraction of outputs per rank" + (" (exact)" if exact else ""))
-    fig.update_layout(title=title, showlegend=False, bargap=0, margin=dict(t=60, b=40, l=60, r=20))
+    fig.update_layout(title=title, showlegend=False, bargap=0, margin=MARGIN)
     return fig
 
 
@@ -87,35 +88,63 @@ def proportions_bar(proportions: dict, standard_errors: dict | None = None, titl
     return fig
 
 
-def proportions_vs_epsilon(sweeps: list, title: str | None = None) -> go.Figure:
+def sweep_curves(sweeps) -> list[tuple[str, np.ndarray, dict, dict]]:
+    """(label, epsilons, {metric: mean}, {metric: standard error}) of each curve set to draw.
+
+    ``sweeps``: a `SweepResult` (one set per mechanism: means and standard errors over its
+    repetitions), or a list of (label, result) pairs where a result is a `SweepResult` (one set
+    per mechanism, labelled "label — mechanism" when it has several) or any object with
+    ``epsilons``, ``proportions`` and ``standard_errors()`` (e.g. `EpsilonSweep`, whose errors
+    are binomial over all its outputs, or the closed-form 1-D proportions)."""
+    if isinstance(sweeps, SweepResult):
+        sweeps = [(None, sweeps)]
+    curves = []
+    for label, result in sweeps:
+        if isinstance(result, SweepResult):
+            for m in result.mechanisms:
+                name = result.label(m) if label is None else (label if len(result.mechanisms) == 1
+                                                              else f"{label} — {result.label(m)}")
+                curves.append((name, result.epsilons, {k: result.mean(m, k) for k in result.metrics},
+                               {k: result.standard_error(m, k) for k in result.metrics}))
+        else:
+            errors = result.standard_errors()
+            curves.append((label, np.asarray(result.epsilons, dtype=float),
+                           {k: np.asarray(v) for k, v in result.proportions.items()},
+                           {k: np.asarray(errors[k]) for k in result.proportions}))
+    return curves
+
+
+def proportions_vs_epsilon(sweeps, title: str | None = None) -> go.Figure:
     """Proportions original / close / distant against epsilon, one line each with a ±2 SE band.
 
-    ``sweeps``: list of (label, EpsilonSweep); several sweeps (e.g. one word and the average over
-    random words, or several mechanisms) share the chart, told apart by dash style.
+    ``sweeps``: a `SweepResult` or a list of (label, result) (see `sweep_curves`); several curve
+    sets (e.g. one word and the average over random words, or several mechanisms) share the
+    chart, told apart by dash style. The metrics drawn are those the results hold.
     """
     fig = go.Figure()
     dashes = ["solid", "dash", "dot", "dashdot"]
-    for i, (label, sweep) in enumerate(sweeps):
-        se = sweep.standard_errors()
-        for name in ("original", "close", "distant"):
-            p = np.asarray(sweep.proportions[name])
-            x = np.asarray(sweep.epsilons, dtype=float)
-            lo, hi = np.clip(p - 2 * se[name], 0, 1), np.clip(p + 2 * se[name], 0, 1)
+    curves = sweep_curves(sweeps)
+    for i, (label, epsilons, means, errors) in enumerate(curves):
+        x = np.asarray(epsilons, dtype=float)
+        for j, name in enumerate(means):
+            p = np.asarray(means[name], dtype=float)
+            se = np.nan_to_num(np.asarray(errors[name], dtype=float))
+            colour, shown = COLOURS.get(name, palette_colour(j)), LABELS.get(name, name)
+            lo, hi = np.clip(p - 2 * se, 0, 1), np.clip(p + 2 * se, 0, 1)
             fig.add_trace(go.Scatter(
                 x=np.concatenate([x, x[::-1]]), y=np.concatenate([hi, lo[::-1]]), fill="toself",
-                fillcolor=COLOURS[name], opacity=0.15, line=dict(width=0), hoverinfo="skip", showlegend=False,
+                fillcolor=colour, opacity=0.15, line=dict(width=0), hoverinfo="skip", showlegend=False,
                 legendgroup=f"{label}-{name}",
             ))
             fig.add_trace(go.Scatter(
-                x=x, y=p, mode="lines+markers", name=f"{LABELS[name]} — {label}" if len(sweeps) > 1 else LABELS[name],
-                line=dict(color=COLOURS[name], dash=dashes[i % len(dashes)]), legendgroup=f"{label}-{name}",
+                x=x, y=p, mode="lines+markers", name=f"{shown} — {label}" if len(curves) > 1 else shown,
+                line=dict(color=colour, dash=dashes[i % len(dashes)]), legendgroup=f"{label}-{name}",
                 hovertemplate=f"{label}<br>ε = %{{x:g}}<br>{name}: %{{y:.1%}}<extra></extra>",
             ))
-    log_x = all(np.ptp(np.log10(np.asarray(s.epsilons, float))) > 1.2 for _, s in sweeps)
+    log_x = all(np.ptp(np.log10(np.asarray(epsilons, float))) > 1.2 for _, epsilons, _, _ in curves)
     fig.update_xaxes(title=EPSILON_AXIS, type="log" if log_x else "linear")
     fig.update_yaxes(title="proportion of outputs", range=[0, 1], tickformat=".0%")
-    fig.update_layout(title=title, margin=dict(t=60, b=40, l=60, r=20), legend=dict(orientation="h", y=-0.25))
-    return fig
+    return layout(fig, title, legend_y=-0.25, anchor_top=False)
 
 
 # ---------------------------------------------------------------- the noisy dot product (Asghar et al. 2026, §4-5)
@@ -139,7 +168,7 @@ def density_with_samples(grid, exact_pdf, samples=None, integral_pdf=None, x_tit
     if integral_pdf is not None:
         fig.add_trace(go.Scatter(x=grid, y=integral_pdf, mode="lines", name="paper's Eq. 13, numerical integral",
                                  line=dict(color="#ff7f0e", width=2, dash="dash")))
-    fig.update_layout(title=title, bargap=0, margin=dict(t=60, b=40, l=60, r=20), legend=dict(orientation="h", y=-0.2))
+    fig.update_layout(title=title, bargap=0, margin=MARGIN, legend=dict(orientation="h", y=-0.2))
     fig.update_xaxes(title=x_title)
     fig.update_yaxes(title="density")
     return fig
@@ -154,7 +183,7 @@ def cdf_with_samples(grid, exact_cdf, samples=None, x_title: str = "z", title: s
         fig.add_trace(go.Scatter(x=xs[keep], y=(keep + 1) / xs.size, mode="lines", line_shape="hv",
                                  name=f"empirical CDF ({xs.size:,} samples)", line=dict(color="#6baed6", width=4)))
     fig.add_trace(go.Scatter(x=grid, y=exact_cdf, mode="lines", name="exact CDF", line=dict(color="#08306b", width=2)))
-    fig.update_layout(title=title, margin=dict(t=60, b=40, l=60, r=20), legend=dict(orientation="h", y=-0.2))
+    layout(fig, title, legend_y=-0.2, anchor_top=False)
     fig.update_xaxes(title=x_title)
     fig.update_yaxes(title="P(Z ≤ z)", range=[0, 1])
     return fig
@@ -175,7 +204,7 @@ def tail_bounds(thresholds, exact_tail, bounds: dict, empirical_tail=None, title
         fig.add_trace(go.Scatter(x=thresholds, y=values, mode="lines", name=name, line=dict(dash=dashes[i % len(dashes)])))
     fig.update_yaxes(type="log", title=y_title, exponentformat="power")
     fig.update_xaxes(title=x_title)
-    fig.update_layout(title=title, margin=dict(t=60, b=40, l=60, r=20), legend=dict(orientation="h", y=-0.2))
+    layout(fig, title, legend_y=-0.2, anchor_top=False)
     return fig
 
 
@@ -220,7 +249,7 @@ def neighbour_distance_profile(distances, word: str, k: int = 100, title: str | 
                            ax=60, ay=30, font=dict(color=COLOURS["original"]))
     fig.update_xaxes(title="rank of the neighbour (0 = the word itself)")
     fig.update_yaxes(title="Euclidean distance", rangemode="tozero")
-    fig.update_layout(title=title, bargap=0.1, margin=dict(t=60, b=40, l=60, r=20),
+    fig.update_layout(title=title, bargap=0.1, margin=MARGIN,
                       legend=dict(orientation="h", y=-0.25))
     return fig
 
@@ -250,7 +279,7 @@ def neighbour_gap_distributions(values: dict, means: dict | None = None, publish
             fig.add_vline(x=published[name], line=dict(color=colour, width=2, dash="dot"),
                           annotation=dict(text=f"paper {published[name]:.3f}", font=dict(color=colour)),
                           annotation_position="bottom right")
-    fig.update_layout(barmode="overlay", bargap=0, title=title, margin=dict(t=60, b=40, l=60, r=20),
+    fig.update_layout(barmode="overlay", bargap=0, title=title, margin=MARGIN,
                       legend=dict(orientation="h", y=-0.25))
     fig.update_xaxes(title="z (same units as the embedding)")
     fig.update_yaxes(title="fraction of words", tickformat=".0%")
@@ -304,7 +333,7 @@ def win_probabilities_vs_epsilon(probabilities, frequencies=None, word: tuple | 
     log_x = np.ptp(np.log10(eps)) > 1.2 if eps.size > 1 else False
     fig.update_xaxes(title=EPSILON_AXIS, type="log" if log_x else "linear")
     fig.update_yaxes(title="probability", range=[0, 1.02])
-    fig.update_layout(title=title, margin=dict(t=60, b=40, l=60, r=20), legend=dict(orientation="h", y=-0.25))
+    layout(fig, title, legend_y=-0.25, anchor_top=False)
     return fig
 
 
@@ -330,7 +359,7 @@ def location_map(point_map, rates=None, epsilon: float | None = None, highlight=
     fig.update_yaxes(title="km (south – north)", scaleanchor="x", scaleratio=1, zeroline=False)
     if title is None and epsilon is not None:
         title = f"How often each place keeps itself at ε = {epsilon:g} per km"
-    fig.update_layout(title=title, margin=dict(t=60, b=40, l=60, r=20))
+    fig.update_layout(title=title, margin=MARGIN)
     return fig
 
 
@@ -354,7 +383,7 @@ def keep_rate_vs_epsilon(keep, places, title: str | None = None) -> go.Figure:
                                                                   "keeps itself %{y:.1%}<extra></extra>"))
     fig.update_xaxes(title=EPSILON_AXIS.replace("ε", "ε per km", 1), type="log")
     fig.update_yaxes(title="proportion of runs that keep the place", range=[0, 1.02], tickformat=".0%")
-    fig.update_layout(title=title, margin=dict(t=60, b=40, l=60, r=20), legend=dict(orientation="h", y=-0.25))
+    layout(fig, title, legend_y=-0.25, anchor_top=False)
     return fig
 
 
@@ -370,22 +399,19 @@ def noise_scatter(noise, epsilon: float, max_points: int = 3000, units: str = ""
                              line=dict(color="#08306b", width=2)))
     fig.update_xaxes(title=f"η₁{units and ' (' + units.strip() + ')'}", zeroline=True)
     fig.update_yaxes(title=f"η₂{units and ' (' + units.strip() + ')'}", scaleanchor="x", scaleratio=1, zeroline=True)
-    fig.update_layout(title=title, margin=dict(t=60, b=40, l=60, r=20), legend=dict(orientation="h", y=-0.25))
+    layout(fig, title, legend_y=-0.25, anchor_top=False)
     return fig
 
 
 # ---------------------------------------------------------------- choosing epsilon (issue 7)
 #: One colour per compared mechanism, in the order given (the same in every chart of a choice).
-SERIES_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf")
+#: The palette without its grey (kept for reference lines) and its olive (too close to the
+#: "close" green of the outcome charts).
+SERIES_COLOURS = tuple(c for c in PALETTE if c not in ("#7f7f7f", "#bcbd22"))
 
 
 def _series_colour(i: int) -> str:
     return SERIES_COLOURS[i % len(SERIES_COLOURS)]
-
-
-def _rgba(colour: str, alpha: float) -> str:
-    r, g, b = (int(colour[k:k + 2], 16) for k in (1, 3, 5))
-    return f"rgba({r},{g},{b},{alpha})"
 
 
 def _log_epsilon_axis(epsilons) -> bool:
@@ -417,9 +443,9 @@ def epsilon_tradeoff(results, answers=None, privacy: str = "unchanged", utility:
             x=x, y=y, mode="lines+markers+text", text=text, textposition="top center", name=r.label,
             line=dict(color=colour), marker=dict(color=colour, size=7), textfont=dict(color=colour, size=10),
             error_x=dict(type="data", symmetric=False, array=np.asarray(x_hi) - x, arrayminus=x - np.asarray(x_lo),
-                         color=_rgba(colour, 0.4), thickness=1),
+                         color=rgba(colour, 0.4), thickness=1),
             error_y=dict(type="data", symmetric=False, array=np.asarray(y_hi) - y, arrayminus=y - np.asarray(y_lo),
-                         color=_rgba(colour, 0.4), thickness=1),
+                         color=rgba(colour, 0.4), thickness=1),
             customdata=eps, legendgroup=r.label,
             hovertemplate=f"{r.label}<br>ε = %{{customdata:g}}<br>utility %{{x:.3g}}<br>privacy %{{y:.3g}}<extra></extra>",
         ))
@@ -432,7 +458,7 @@ def epsilon_tradeoff(results, answers=None, privacy: str = "unchanged", utility:
             ))
     fig.update_xaxes(title=utility_title or f"{utility} (utility)")
     fig.update_yaxes(title=privacy_title or f"{privacy} (privacy)")
-    fig.update_layout(title=title, margin=dict(t=60, b=40, l=60, r=20), legend=dict(orientation="h", y=-0.25))
+    layout(fig, title, legend_y=-0.25, anchor_top=False)
     return fig
 
 
@@ -453,7 +479,7 @@ def metric_vs_epsilon(results, metric: str, answers=None, target: float | None =
         lo, hi = (np.asarray(b, dtype=float) + offset for b in r.bands[metric])
         fig.add_trace(go.Scatter(
             x=np.concatenate([x, x[::-1]]), y=np.concatenate([hi, lo[::-1]]), fill="toself", mode="lines",
-            fillcolor=_rgba(colour, 0.15), line=dict(width=0), hoverinfo="skip", showlegend=False, legendgroup=r.label,
+            fillcolor=rgba(colour, 0.15), line=dict(width=0), hoverinfo="skip", showlegend=False, legendgroup=r.label,
         ))
         fmt = ".1%" if fraction else ".4g"
         fig.add_trace(go.Scatter(
@@ -469,7 +495,7 @@ def metric_vs_epsilon(results, metric: str, answers=None, target: float | None =
                 a, b = (a / 1.04, b * 1.04) if log_x else (a - 0.01 * np.ptp(all_eps) - 1e-9, b + 0.01 * np.ptp(all_eps) + 1e-9)
             fig.add_vrect(x0=a, x1=b, fillcolor=colour, opacity=0.12, line_width=0, layer="below")
             fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", legendgroup=r.label,
-                                     marker=dict(symbol="square", size=12, color=_rgba(colour, 0.3)),
+                                     marker=dict(symbol="square", size=12, color=rgba(colour, 0.3)),
                                      name=f"recommended ε — {r.label}"))
     if target is not None:
         fig.add_hline(y=target, line=dict(color="#444", dash="dash", width=1.5),
@@ -477,5 +503,5 @@ def metric_vs_epsilon(results, metric: str, answers=None, target: float | None =
     fig.update_xaxes(title=EPSILON_AXIS, type="log" if log_x else "linear")
     fig.update_yaxes(title=y_title or metric, type="log" if log_y else "linear",
                      **({"tickformat": ".0%", "range": [-0.02, 1.02]} if fraction else {}))
-    fig.update_layout(title=title, margin=dict(t=60, b=40, l=60, r=20), legend=dict(orientation="h", y=-0.3))
+    layout(fig, title, legend_y=-0.3, anchor_top=False)
     return fig

@@ -16,11 +16,11 @@ from privlib.words.choice.metrics import (
     epsilon_grid,
     mechanism_metrics,
 )
-from privlib.words.choice.targets import DEFAULT_SENTENCE_LENGTH, Answer, Targets, Threshold, answer
+from privlib.words.choice.targets import DEFAULT_SENTENCE_LENGTH, KEEP_STATISTICS, Answer, Targets, Threshold, answer
 from privlib.words.choice.words import SCOPES, VOCABULARY, WORDS, WordSet
 
 __all__ = [
-    "Answer", "BAND_SE", "DEFAULT_SAMPLES", "DEFAULT_SENTENCE_LENGTH", "EpsilonChoice", "METRICS",
+    "Answer", "BAND_SE", "DEFAULT_SAMPLES", "DEFAULT_SENTENCE_LENGTH", "EpsilonChoice", "KEEP_STATISTICS", "METRICS",
     "MechanismMetrics", "PRIVACY_METRICS", "SCOPES", "Targets", "Threshold", "UTILITY_METRICS", "VOCABULARY",
     "WORDS", "WordSet", "answer", "assemble_choice", "choose_epsilon", "embedding_info", "epsilon_grid",
     "mechanism_metrics",

@@ -200,7 +200,7 @@ def mechanism_metrics(space, words, epsilons, mechanism="multivariate-laplace", 
     for d in (values, ses, per_word):
         for a in d.values():
             a.flags.writeable = False
-    return MechanismMetrics(mech.name, mech.label, dict(mech.parameters), mech.guarantee,
+    return MechanismMetrics(mech.name, mech.label, dict(mech.parameters), str(mech.guarantee),
                             bool(mech.has_exact_probabilities), eps, ws.words, ws.scope, samples, close,
                             values, ses, bands, per_word)
 

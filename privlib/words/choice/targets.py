@@ -12,6 +12,8 @@ from privlib.words.choice.metrics import BAND_SE, FRACTION_METRICS, UTILITY_METR
 
 #: Default length L of a sentence for the composed budget L·eps.
 DEFAULT_SENTENCE_LENGTH = 20
+#: How the privacy floor on Pr[output = input] applies: to every word ("max") or on average ("mean").
+KEEP_STATISTICS = {"max": "every word", "mean": "on average"}
 
 
 @dataclass(frozen=True)
@@ -39,7 +41,7 @@ class Targets:
                                 ("max_keep (privacy floor)", self.max_keep, 0.0)):
             if isinstance(value, bool) or not isinstance(value, numbers.Real) or not lo <= float(value) <= 1:
                 raise ValueError(f"The {name} must be a number between {lo:g} and 1, got {value!r}.")
-        if self.keep_statistic not in ("max", "mean"):
+        if self.keep_statistic not in KEEP_STATISTICS:
             raise ValueError(f"keep_statistic must be 'max' (every word) or 'mean' (on average), "
                              f"got {self.keep_statistic!r}.")
 

@@ -1,14 +1,17 @@
 """Word-level privatisation mechanisms, one class each, and the registry of all of them.
 
 To add a mechanism: write its class (a `Mechanism` subclass with ``name``, ``label``,
-``PARAMETERS``, ``guarantee`` and ``sample``) in a module of this package, then add it to
-`ALL_MECHANISMS` below. Nothing registers itself by being imported.
+``PARAMETERS``, ``_set_parameters``, ``_guarantee``, ``_release`` and ``_sample_many``) in a
+module of this package, then add it to `ALL_MECHANISMS` below. Nothing registers itself by being
+imported.
 """
 from __future__ import annotations
 
 from privlib.core.registry import make_from_registry, registry_by_name
 from privlib.words.mechanisms.base import (
+    D_X_NEIGHBOURS,
     SAMPLE_BATCH,
+    Guarantee,
     Mechanism,
     Parameter,
     grouped_rows,
@@ -28,15 +31,31 @@ ALL_MECHANISMS: tuple[type[Mechanism], ...] = (
 MECHANISMS: dict[str, type[Mechanism]] = registry_by_name(ALL_MECHANISMS)
 
 
-def make_mechanism(name: str, **params) -> Mechanism:
-    """A mechanism from its name and parameters (ValueError for unknown names or parameters)."""
-    return make_from_registry(MECHANISMS, name, params)
+class _FamilyMaker:
+    """What `make_from_registry` builds for a name: the class's family (ε comes separately)."""
+
+    def __init__(self, cls: type[Mechanism]):
+        self.cls = cls
+        self.PARAMETERS = cls.PARAMETERS
+
+    def __call__(self, **params) -> Mechanism:
+        return self.cls.family(**params)
+
+
+_FAMILY_MAKERS = {name: _FamilyMaker(cls) for name, cls in MECHANISMS.items()}
+
+
+def make_mechanism(name: str, *, epsilon: float | None = None, **params) -> Mechanism:
+    """The mechanism ``name`` with ``params`` at ``epsilon``, or its family (ε per row, for the
+    studies) without one; ValueError for unknown names or parameters."""
+    family = make_from_registry(_FAMILY_MAKERS, name, params)
+    return family if epsilon is None else family.with_epsilon(epsilon)
 
 
 def resolve_mechanism(spec) -> Mechanism:
-    """A `Mechanism` from an instance (returned as it is), a name, or a (name, params) pair where
-    params is a dict or a tuple of (key, value) pairs — the one place that turns what a caller,
-    the CLI or a page holds into a mechanism."""
+    """A `Mechanism` from an instance (a mechanism or a family, returned as it is), a name, or a
+    (name, params) pair where params is a dict or a tuple of (key, value) pairs — the one place
+    that turns what a caller, the CLI or a page holds into a mechanism (a family for a name)."""
     if isinstance(spec, Mechanism):
         return spec
     if isinstance(spec, str):
@@ -46,8 +65,13 @@ def resolve_mechanism(spec) -> Mechanism:
     raise ValueError(f"A mechanism must be a Mechanism, a mechanism name or (name, parameters), got {spec!r}.")
 
 
+def describe_mechanisms() -> list[dict]:
+    """Every mechanism's class-level `Mechanism.description` (default parameters, no ε), in order."""
+    return [cls.description() for cls in ALL_MECHANISMS]
+
+
 __all__ = [
-    "ALL_MECHANISMS", "MECHANISMS", "SAMPLE_BATCH", "CusText", "Mahalanobis", "Mechanism", "MultivariateLaplace",
-    "Parameter", "PostProcessingFix", "SanText", "SanTextPlus", "TEM", "Vickrey", "grouped_rows", "make_mechanism",
-    "resolve_mechanism", "rows_and_epsilons",
+    "ALL_MECHANISMS", "D_X_NEIGHBOURS", "MECHANISMS", "SAMPLE_BATCH", "CusText", "Guarantee", "Mahalanobis",
+    "Mechanism", "MultivariateLaplace", "Parameter", "PostProcessingFix", "SanText", "SanTextPlus", "TEM", "Vickrey",
+    "describe_mechanisms", "grouped_rows", "make_mechanism", "resolve_mechanism", "rows_and_epsilons",
 ]

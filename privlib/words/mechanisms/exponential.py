@@ -34,8 +34,9 @@ from fractions import Fraction
 import numpy as np
 
 from privlib.core.sampling import TINY, probabilities_from_log_weights, sample_categorical
-from privlib.core.validation import as_generator, check_epsilon, check_positive_int
-from privlib.words.mechanisms.base import Mechanism, Parameter, rows_and_epsilons
+from privlib.core.mechanism import Guarantee
+from privlib.core.validation import check_epsilon, check_positive_int
+from privlib.words.mechanisms.base import Mechanism, Parameter
 
 #: Distance rows computed at once by `sample_many` (a (rows x N) float64 block: 32 x 400,000 = 100 MB).
 _ROWS_PER_BLOCK = 32
@@ -73,9 +74,7 @@ class _ExponentialFamily(Mechanism):
     def _prepare(self, space) -> None:
         """Checks that depend on the space (called before any law is computed)."""
 
-    def _row_law(self, space, word, epsilon):
-        row = self._word_index(space, word)
-        epsilon = check_epsilon(epsilon)
+    def _row_law(self, space, row: int, epsilon: float):
         self._prepare(space)
         return self._law(space, row, epsilon, _distances(space.squared_distances(row)[0], row))
 
@@ -83,33 +82,25 @@ class _ExponentialFamily(Mechanism):
         """Rows for draws ``idx`` from the law's probabilities (TEM resolves its ⊥ here)."""
         return idx if support is None else support[idx]
 
-    def output_probabilities(self, space, word, epsilon: float) -> np.ndarray:
-        """P(output = y | input = word) for every row y: float64, shape (N,), summing to 1."""
-        support, p = self._row_law(space, word, epsilon)
+    def output_probabilities(self, space, word, epsilon: float | None = None) -> np.ndarray:
+        """P(output = y | input = word) for every row y at ``epsilon`` (None: this mechanism's
+        own): float64, shape (N,), summing to 1."""
+        row = space.row(word)
+        support, p = self._row_law(space, row, self._epsilon_or_own(epsilon))
         if support is None:
             return p
         full = np.zeros(len(space))
         full[support] = p
         return full
 
-    def sample(self, space, word, epsilon: float, size: int = 1, rng=None) -> np.ndarray:
-        """``size`` independent outputs for ``word`` (word or row index), as int64 row indices,
-        drawn exactly from `output_probabilities`."""
-        size = check_positive_int(size, "size", minimum=0)
-        rng = as_generator(rng)
-        support, p = self._row_law(space, word, epsilon)
+    def _release(self, space, row, size, rng) -> np.ndarray:
+        """Drawn exactly from `output_probabilities`."""
+        support, p = self._row_law(space, row, self.epsilon)
         return self._outputs(support, sample_categorical(p, size, rng), rng)
 
-    def sample_many(self, space, rows, epsilon, rng=None) -> np.ndarray:
-        """One output for each input row in ``rows``; ``epsilon`` is one value or one per row.
-
-        Each distinct input row's distances are computed once (in blocks of rows) and serve all
-        of its epsilons; every output is drawn from the same exact law as `sample`."""
-        rng = as_generator(rng)
-        if np.asarray(epsilon).dtype.kind not in "iuf":  # "1", True: not silently converted
-            for value in np.atleast_1d(np.asarray(epsilon, dtype=object)):
-                check_epsilon(value)
-        rows, eps = rows_and_epsilons(rows, epsilon, space)
+    def _sample_many(self, space, rows, eps, rng) -> np.ndarray:
+        """Each distinct input row's distances are computed once (in blocks of rows) and serve all
+        of its epsilons; every output is drawn from the same exact law as `release`."""
         self._prepare(space)
         out = np.empty(rows.size, dtype=np.int64)
         unique, inverse = np.unique(rows, return_inverse=True)
@@ -143,10 +134,10 @@ class SanText(_ExponentialFamily):
     label = "SanText (Yue et al. 2021)"
     PARAMETERS: dict = {}
 
-    @property
-    def guarantee(self) -> str:
-        return ("eps·d_X-privacy with d = Euclidean distance between embeddings: "
-                "P[M(x)=y] <= exp(eps·||x - x'||) P[M(x')=y] for every x, x', y; m words cost m·eps.")
+    def _guarantee(self) -> Guarantee:
+        return self._d_x_guarantee(
+            "eps·d_X-privacy with d = Euclidean distance between embeddings: "
+            "P[M(x)=y] <= exp(eps·||x - x'||) P[M(x')=y] for every x, x', y; m words cost m·eps.")
 
     def _law(self, space, row, epsilon, d):
         return None, probabilities_from_log_weights(-0.5 * epsilon * d)
@@ -185,16 +176,20 @@ class SanTextPlus(_ExponentialFamily):
                                            "frequent ⌈w·N⌉ words, 0 < w ≤ 1 (paper README: 0.9)."),
     }
 
-    def __init__(self, p: float = 0.3, w: float = 0.9):
+    def _set_parameters(self, *, p: float = 0.3, w: float = 0.9) -> None:
         self.p = _check_fraction(p, "p (replacement probability of a non-sensitive word)")
         self.w = _check_fraction(w, "w (fraction of sensitive words)", low_open=True)
 
-    @property
-    def guarantee(self) -> str:
-        return (f"For outputs in the sensitive set (the {self.w:g} least frequent fraction): "
+    def _guarantee(self) -> Guarantee:
+        # Yue et al. 2021 state SanText+ as utility-optimised metric LDP (UMLDP): a metric
+        # guarantee for the sensitive outputs only.
+        text = (f"For outputs in the sensitive set (the {self.w:g} least frequent fraction): "
                 "P[M(x)=y] <= exp(eps·||x - x'||) P[M(x')=y] when x, x' are both sensitive or both not, "
                 f"<= exp(eps·||x - x'|| + ln(1/p)), p={self.p:g}, across the split; "
                 "a non-sensitive word kept unchanged is not protected (by design).")
+        neighbours = ("any two words, for outputs in the sensitive set; the guarantee scales with their embedding "
+                      "distance, plus ln(1/p) across the split; a non-sensitive word kept unchanged is unprotected")
+        return Guarantee("metric-dp", text, neighbours=neighbours, epsilon=self.epsilon)
 
     def sensitive_count(self, n_words: int) -> int:
         """⌈w·n_words⌉, with w taken as the decimal it was written as."""
@@ -248,16 +243,16 @@ class TEM(_ExponentialFamily):
                                                 "γ-ball] <= β; sets the threshold γ (not the privacy)."),
     }
 
-    def __init__(self, beta: float = 0.001):
+    def _set_parameters(self, *, beta: float = 0.001) -> None:
         if isinstance(beta, bool) or not isinstance(beta, numbers.Real) or not 0.0 < float(beta) < 1.0:
             raise ValueError(f"beta must be a number strictly between 0 and 1 (e.g. 0.001), got {beta!r}.")
         self.beta = float(beta)
 
-    @property
-    def guarantee(self) -> str:
-        return ("eps·d_X-privacy with d = Euclidean distance, for every threshold gamma: "
-                "P[M(w)=y] <= exp(eps·||w - w'||) P[M(w')=y]; "
-                "beta only bounds P[output outside the gamma-ball] <= beta.")
+    def _guarantee(self) -> Guarantee:
+        return self._d_x_guarantee(
+            "eps·d_X-privacy with d = Euclidean distance, for every threshold gamma: "
+            "P[M(w)=y] <= exp(eps·||w - w'||) P[M(w')=y]; "
+            "beta only bounds P[output outside the gamma-ball] <= beta.")
 
     def threshold(self, n_words: int, epsilon: float) -> float:
         """γ = (2/eps)·ln((1−β)(n_words−1)/β) (Carvalho et al. 2023)."""
@@ -267,13 +262,13 @@ class TEM(_ExponentialFamily):
 
     def inside(self, space, word, epsilon: float) -> np.ndarray:
         """Boolean mask of L_w = {x : d(w, x) ≤ γ} (the truncation set, w included when γ ≥ 0)."""
-        row = self._word_index(space, word)
+        row = space.row(word)
         gamma = self.threshold(len(space), epsilon)
         return _distances(space.squared_distances(row)[0], row) <= gamma
 
     def bottom_probability(self, space, word, epsilon: float) -> float:
         """P[⊥ wins] = |L̂_w|·e^{−eps·γ/2}/Z_w = P[output ∉ L_w] (≤ β, our derivation)."""
-        support, p = self._row_law(space, word, epsilon)
+        support, p = self._row_law(space, space.row(word), check_epsilon(epsilon))
         return float(p[-1])
 
     def _law(self, space, row, epsilon, d):
@@ -297,13 +292,14 @@ class TEM(_ExponentialFamily):
             out[bottom] = outside[rng.integers(0, outside.size, size=int(bottom.sum()))]
         return out
 
-    def output_probabilities(self, space, word, epsilon: float) -> np.ndarray:
-        """P(x|w) for every row x (the exact law above, our derivation): float64, shape (N,),
-        summing to 1.
+    def output_probabilities(self, space, word, epsilon: float | None = None) -> np.ndarray:
+        """P(x|w) for every row x (the exact law above, our derivation) at ``epsilon`` (None: this
+        mechanism's own): float64, shape (N,), summing to 1.
 
         Computed as the equivalent single softmax of −eps·min(d, γ)/2, so an outside word's
         probability is floored like any other rather than being ⊥'s share divided by |L̂_w|."""
-        row = self._word_index(space, word)
+        row = space.row(word)
+        epsilon = self._epsilon_or_own(epsilon)
         gamma = self.threshold(len(space), epsilon)
         d = _distances(space.squared_distances(row)[0], row)
         return probabilities_from_log_weights(-0.5 * epsilon * np.minimum(d, gamma))
@@ -343,6 +339,89 @@ class CusTextGroups:
         return np.diff(self.offsets)
 
 
+class _Partition:
+    """The groups of `build_groups` while they are formed: who is assigned where, who is left."""
+
+    def __init__(self, n: int):
+        self.group_of = np.full(n, -1, dtype=np.int64)
+        self.members = np.empty(n, dtype=np.int64)
+        self.offsets = [0]
+        self.alive = np.ones(n, dtype=bool)
+        self.n_alive = n
+
+    def assign(self, rows: np.ndarray) -> None:
+        """Make ``rows`` (in order) the next group."""
+        g = len(self.offsets) - 1
+        start = self.offsets[-1]
+        self.members[start:start + rows.size] = rows
+        self.group_of[rows] = g
+        self.offsets.append(start + rows.size)
+        self.alive[rows] = False
+        self.n_alive -= rows.size
+
+    def groups(self, k: int, seconds: float) -> CusTextGroups:
+        offsets = np.asarray(self.offsets, dtype=np.int64)
+        for a in (self.group_of, self.members, offsets):
+            a.flags.writeable = False
+        return CusTextGroups(k, self.group_of.size, self.group_of, self.members, offsets, seconds)
+
+
+def _rescored(vectors, sq_norms, head: int, rows: np.ndarray) -> np.ndarray:
+    """Squared distances from ``head`` to ``rows`` in float64 with the library's formula
+    ||a||² + ||b||² − 2<a,b>; the head itself gets −1, so it comes first even with duplicate vectors."""
+    d = (vectors[rows].astype(np.float64) @ vectors[head].astype(np.float64)) * -2.0
+    d += sq_norms[rows]
+    d += sq_norms[head]
+    np.maximum(d, 0.0, out=d)
+    d[rows == head] = -1.0
+    return d
+
+
+def _gathered_columns(vectors, sq32, cols: np.ndarray) -> np.ndarray:
+    """The live words ``cols`` as float32 columns [-2b; ||b||²; 1], so that one product with rows
+    [a, 1, ||a||²] (`_head_rows`) gives ||a||² + ||b||² − 2<a,b> directly."""
+    dim = vectors.shape[1]
+    gathered = np.empty((dim + 2, cols.size), dtype=np.float32)
+    gathered[:dim] = vectors[cols].T
+    gathered[:dim] *= -2.0
+    gathered[dim] = sq32[cols]
+    gathered[dim + 1] = 1.0
+    return gathered
+
+
+def _head_rows(vectors, sq32, heads: np.ndarray) -> np.ndarray:
+    """The heads as float32 rows [a, 1, ||a||²] (see `_gathered_columns`)."""
+    dim = vectors.shape[1]
+    lhs = np.empty((heads.size, dim + 2), dtype=np.float32)
+    lhs[:, :dim] = vectors[heads]
+    lhs[:, dim] = 1.0
+    lhs[:, dim + 1] = sq32[heads]
+    return lhs
+
+
+def _float32_error(dim: int, sq_norm_head: float, max_norm: float) -> float:
+    """A bound δ on |float32 d² − exact d²| from a head to any word: (dim + 5)·2^-24·(|a| + max|b|)².
+    The float32 dot product errs by at most ~dim·2^-24·|a||b|, the three additions and the float32
+    norms by 2^-24 times terms bounded by (|a| + |b|)²; float64 rescoring errors are 2^-29 times
+    smaller still."""
+    return (dim + 5) * 2.0**-24 * (math.sqrt(sq_norm_head) + max_norm) ** 2
+
+
+def _candidates(row: np.ndarray, k: int, stride: int, delta: float) -> np.ndarray:
+    """Columns of ``row`` (float32 squared distances, +inf for assigned words) that may be among
+    its k nearest: everything within t + 2δ of its k-th smallest value t. A strided sample's k-th
+    smallest value bounds t from above, so t is found by partition over the words below it."""
+    sample = row[::stride]
+    bound = float(np.partition(sample, k - 1)[k - 1]) if sample.size >= k else np.inf
+    if np.isfinite(bound):
+        near = np.flatnonzero(row <= np.float32(bound))  # >= k words, all live
+    else:  # too few live words in the sample: search the whole row
+        near = np.flatnonzero(np.isfinite(row))
+    t = float(np.partition(row[near], k - 1)[k - 1])  # the row's k-th smallest
+    reach = np.float64(t + 2.0 * delta)  # anything farther is surely not among the k nearest
+    return near[row[near] <= reach] if reach <= bound else np.flatnonzero(row <= reach)
+
+
 def build_groups(vectors, sq_norms, k: int, block: int | None = None) -> CusTextGroups:
     """CusText's conservative mapping (Chen et al. 2023, step 1 as in the official code's
     ``get_customized_mapping``, Euclidean/GloVe branch).
@@ -369,97 +448,45 @@ def build_groups(vectors, sq_norms, k: int, block: int | None = None) -> CusText
     vectors = np.asarray(vectors, dtype=np.float32)
     sq_norms = np.asarray(sq_norms, dtype=np.float64)
     n, dim = vectors.shape
-    group_of = np.full(n, -1, dtype=np.int64)
-    members = np.empty(n, dtype=np.int64)
-    offsets = [0]
-    alive = np.ones(n, dtype=bool)
-    n_alive = n
+    partition = _Partition(n)
+    alive = partition.alive
     max_norm = float(np.sqrt(sq_norms.max()))
-    # |float32 d² − exact d²| ≤ delta = (dim + 5)·2^-24·(|a| + max|b|)²: the float32 dot product
-    # errs by at most ~dim·2^-24·|a||b|, the three additions and the float32 norms by 2^-24 times
-    # terms bounded by (|a| + |b|)²; float64 rescoring errors are 2^-29 times smaller still.
-    unit32 = 2.0**-24
     sq32 = sq_norms.astype(np.float32)
     cols = np.empty(0, dtype=np.int64)
     gathered = np.empty((dim + 2, 0), dtype=np.float32)
     buffer = np.empty(block * n, dtype=np.float32)  # reused for every block's distances
 
-    def rescored(head, rows):
-        d = (vectors[rows].astype(np.float64) @ vectors[head].astype(np.float64)) * -2.0
-        d += sq_norms[rows]
-        d += sq_norms[head]
-        np.maximum(d, 0.0, out=d)
-        d[rows == head] = -1.0  # the word itself comes first, even with duplicate vectors
-        return d
-
-    def assign(rows):
-        nonlocal n_alive
-        g = len(offsets) - 1
-        start = offsets[-1]
-        members[start:start + rows.size] = rows
-        group_of[rows] = g
-        offsets.append(start + rows.size)
-        alive[rows] = False
-        n_alive -= rows.size
-
-    while n_alive > 0:
-        if n_alive <= k:  # the last group: every word left
+    while partition.n_alive > 0:
+        if partition.n_alive <= k:  # the last group: every word left
             rest = np.flatnonzero(alive)
-            d = rescored(rest[0], rest)
-            assign(rest[np.lexsort((rest, d))])
+            partition.assign(rest[np.lexsort((rest, _rescored(vectors, sq_norms, rest[0], rest)))])
             break
         live = alive[cols]
         if cols.size == 0 or live.sum() < (1.0 - _COMPACT_WHEN_DEAD) * cols.size:
-            # gather the live words again (row order kept), as columns [-2b; ||b||²; 1] so that
-            # one product with rows [a, 1, ||a||²] gives ||a||² + ||b||² − 2<a,b> directly
-            cols = np.flatnonzero(alive)
-            gathered = np.empty((dim + 2, cols.size), dtype=np.float32)
-            gathered[:dim] = vectors[cols].T
-            gathered[:dim] *= -2.0
-            gathered[dim] = sq32[cols]
-            gathered[dim + 1] = 1.0
+            cols = np.flatnonzero(alive)  # gather the live words again (row order kept)
+            gathered = _gathered_columns(vectors, sq32, cols)
             live = np.ones(cols.size, dtype=bool)
         else:
             gathered[dim, ~live] = np.inf  # words assigned since the gather: never nearest again
-        m = cols.size
         heads = cols[live][:block]  # the next unassigned words in row (frequency) order
-        lhs = np.empty((heads.size, dim + 2), dtype=np.float32)
-        lhs[:, :dim] = vectors[heads]
-        lhs[:, dim] = 1.0
-        lhs[:, dim + 1] = sq32[heads]
-        dist = buffer[:heads.size * m].reshape(heads.size, m)
-        np.matmul(lhs, gathered, out=dist)
-        # a strided sample of the columns: its k-th smallest value bounds the row's k-th
-        # smallest from above, so only the words below it need the exact search
-        stride = max(1, m // _SAMPLE_COLUMNS)
-        killed: list[np.ndarray] = []
+        dist = buffer[:heads.size * cols.size].reshape(heads.size, cols.size)
+        np.matmul(_head_rows(vectors, sq32, heads), gathered, out=dist)
+        stride = max(1, cols.size // _SAMPLE_COLUMNS)
+        killed: list[np.ndarray] = []  # columns assigned by earlier heads of this block
         for j, head in enumerate(heads):
             if not alive[head]:
                 continue  # already in an earlier group
-            if n_alive <= k:
+            if partition.n_alive <= k:
                 break  # the last group is formed above
             row = dist[j]
             if killed:
                 row[np.concatenate(killed)] = np.inf
-            delta = (dim + 5) * unit32 * (math.sqrt(sq_norms[head]) + max_norm) ** 2
-            sample = row[::stride]
-            bound = float(np.partition(sample, k - 1)[k - 1]) if sample.size >= k else np.inf
-            if np.isfinite(bound):
-                near = np.flatnonzero(row <= np.float32(bound))  # >= k words, all live
-            else:  # too few live words in the sample: search the whole row
-                near = np.flatnonzero(np.isfinite(row))
-            t = float(np.partition(row[near], k - 1)[k - 1])  # the row's k-th smallest
-            reach = np.float64(t + 2.0 * delta)  # anything farther is surely not among the k nearest
-            cand = near[row[near] <= reach] if reach <= bound else np.flatnonzero(row <= reach)
+            cand = _candidates(row, k, stride, _float32_error(dim, sq_norms[head], max_norm))
             rows = cols[cand]
-            chosen = np.lexsort((rows, rescored(head, rows)))[:k]
-            assign(rows[chosen])
+            chosen = np.lexsort((rows, _rescored(vectors, sq_norms, head, rows)))[:k]
+            partition.assign(rows[chosen])
             killed.append(cand[chosen])
-    group_of.flags.writeable = False
-    members.flags.writeable = False
-    offsets_arr = np.asarray(offsets, dtype=np.int64)
-    offsets_arr.flags.writeable = False
-    return CusTextGroups(k, n, group_of, members, offsets_arr, time.perf_counter() - started)
+    return partition.groups(k, time.perf_counter() - started)
 
 
 class CusText(_ExponentialFamily):
@@ -495,14 +522,19 @@ class CusText(_ExponentialFamily):
                                                         "(400,000 = all of GloVe 6B; the build costs ~N²/K)."),
     }
 
-    def __init__(self, k: int = 20, vocab_limit: int | None = 400_000):
+    def _set_parameters(self, *, k: int = 20, vocab_limit: int | None = 400_000) -> None:
         self.k = check_positive_int(k, "k (output set size K)", minimum=1)
         self.vocab_limit = None if vocab_limit is None else check_positive_int(vocab_limit, "vocab_limit", minimum=2)
 
-    @property
-    def guarantee(self) -> str:
-        return (f"eps-DP only within a group: P[M(x)=y] <= exp(eps) P[M(x')=y] for x, x' sharing an output "
-                f"set (groups of K={self.k} words); no guarantee across groups (disjoint outputs).")
+    def _guarantee(self) -> Guarantee:
+        # Chen et al. 2023 state ε-DP among the words that share an output set.
+        return Guarantee(
+            "pure-dp",
+            f"eps-DP only within a group: P[M(x)=y] <= exp(eps) P[M(x')=y] for x, x' sharing an output "
+            f"set (groups of K={self.k} words); no guarantee across groups (disjoint outputs).",
+            neighbours=f"two words of the same output set (a group of K={self.k} words); words of different "
+                       "groups are not protected from each other",
+            epsilon=self.epsilon)
 
     def _mapped(self, space) -> int:
         return len(space) if self.vocab_limit is None else min(self.vocab_limit, len(space))
@@ -522,7 +554,7 @@ class CusText(_ExponentialFamily):
 
     def output_set(self, space, word) -> np.ndarray:
         """Rows of the output set Y of ``word`` (its group)."""
-        row = self._word_index(space, word)
+        row = space.row(word)
         self._check_mapped(space, row)
         return self.groups(space).output_set(row)
 

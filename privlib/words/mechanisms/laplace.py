@@ -9,14 +9,7 @@ from collections import OrderedDict
 import numpy as np
 
 from privlib.core.noise import laplace_noise
-from privlib.core.validation import as_generator, check_epsilon, check_positive_int
-from privlib.words.mechanisms.base import (
-    SAMPLE_BATCH,
-    Mechanism,
-    Parameter,
-    grouped_rows,
-    rows_and_epsilons,
-)
+from privlib.words.mechanisms.base import SAMPLE_BATCH, Mechanism, Parameter
 from privlib.words.search import AnnoySearch
 
 
@@ -84,43 +77,35 @@ class MultivariateLaplace(Mechanism):
         ),
     }
 
-    def __init__(self, nearest: str = "exact"):
+    def _set_parameters(self, *, nearest: str = "exact") -> None:
         if nearest not in self.PARAMETERS["nearest"].choices:
             raise ValueError(f"nearest must be 'exact' or 'annoy', got {nearest!r}.")
         self.nearest = nearest
 
-    @property
-    def guarantee(self) -> str:
-        return ("eps·d_X-privacy with d = Euclidean distance between embeddings: "
-                "P[M(w)=y] <= exp(eps·||w - w'||) P[M(w')=y]; m words cost m·eps.")
+    def _guarantee(self):
+        return self._d_x_guarantee(
+            "eps·d_X-privacy with d = Euclidean distance between embeddings: "
+            "P[M(w)=y] <= exp(eps·||w - w'||) P[M(w')=y]; m words cost m·eps.")
 
     def _search(self, space):
         if self.nearest == "exact":
             return space.exact_search
         return space.derived(("annoy-search",), lambda: AnnoySearch(space))
 
-    def sample(self, space, word, epsilon: float, size: int = 1, rng=None) -> np.ndarray:
-        """``size`` independent outputs for ``word`` (word or row index), as int64 row indices."""
-        index = self._word_index(space, word)
-        epsilon = check_epsilon(epsilon)
-        size = check_positive_int(size, "size", minimum=0)
-        rng = as_generator(rng)
+    def _release(self, space, row, size, rng) -> np.ndarray:
         search = self._search(space)
-        origin = space.vectors[index].astype(np.float64)
+        origin = space.vectors[row].astype(np.float64)
         out = np.empty(size, dtype=np.int64)
         for start in range(0, size, SAMPLE_BATCH):
             m = min(SAMPLE_BATCH, size - start)
-            out[start:start + m] = search.nearest(origin + laplace_noise(space.dim, epsilon, m, rng))
+            out[start:start + m] = search.nearest(origin + laplace_noise(space.dim, self.epsilon, m, rng))
         return out
 
-    def sample_many(self, space, rows, epsilon, rng=None) -> np.ndarray:
-        """One output for each input row in ``rows``; ``epsilon`` is one value or one per row.
-        All noisy points go to one search call (one pass over the vocabulary per batch). A call
+    def _sample_many(self, space, rows, eps, rng) -> np.ndarray:
+        """All noisy points go to one search call (one pass over the vocabulary per batch). A call
         that repeats one of the last `RECENT_CALLS` on this space (same rows, epsilons and
         generator state) returns its outputs again and leaves the generator where it left it
         (`RecentDraws`): the same numbers, without drawing and searching twice."""
-        rng = as_generator(rng)
-        rows, eps = rows_and_epsilons(rows, epsilon, space)
         if rows.size > RECENT_MAX_ROWS:
             return self._draw_many(space, rows, eps, rng)
         recent = space.derived(("multivariate-laplace", "recent-draws"), RecentDraws)
@@ -151,7 +136,7 @@ class MultivariateLaplace(Mechanism):
             points[sel] += laplace_noise(space.dim, value, int(sel.sum()), rng)
         return points
 
-    def sample_groups(self, space, rows, epsilon, generators, counts) -> np.ndarray:
+    def _sample_groups(self, space, rows, eps, generators, bounds) -> np.ndarray:
         """`Mechanism.sample_groups` (group g's rows draw from ``generators[g]`` only) with the
         exact outputs of one `sample_many` call per group, but the searches batched across groups:
         each group's noisy points are drawn as `sample_many` would draw them from its generator
@@ -160,7 +145,6 @@ class MultivariateLaplace(Mechanism):
         points of the call (the exact search is exact; Annoy answers each point on its own), so
         the grouping changes the cost, not the outputs: one pass over the vocabulary for a
         partition of many short documents instead of one per document."""
-        rows, eps, bounds = grouped_rows(rows, epsilon, generators, counts, space)
         out = np.empty(rows.size, dtype=np.int64)
         search = self._search(space)
         pending, first = [], 0  # noisy points drawn but not yet searched: those of rows first, first + 1, …

@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from privlib.core.noise import laplace_noise
-from privlib.core.validation import as_generator, check_epsilon, check_positive_int
-from privlib.words.mechanisms.base import SAMPLE_BATCH, Mechanism, Parameter, rows_and_epsilons
+from privlib.core.mechanism import Guarantee
+from privlib.core.validation import as_generator
+from privlib.words.mechanisms.base import SAMPLE_BATCH, Mechanism, Parameter
 from privlib.words.mechanisms.laplace import MultivariateLaplace
 
 #: Default lam for the Mahalanobis mechanism (and Vickrey on a Mahalanobis base). 0.2 is MLDP's
@@ -162,6 +163,11 @@ def _check_lambda(lam) -> float:
     return lam
 
 
+#: The neighbouring relation of the Mahalanobis mechanism, in words.
+MAHALANOBIS_NEIGHBOURS = ("any two words; the guarantee scales with their regularised Mahalanobis distance "
+                          "(and so with their embedding distance)")
+
+
 def _mahalanobis_guarantee(lam: float) -> str:
     if lam < 1:
         bound = f"<= eps/sqrt({1 - lam:g})·d_2"
@@ -185,14 +191,11 @@ def _noisy_batches(space, rows, eps, noise):
 
 # ----------------------------------------------------------------------------- Mahalanobis
 class _BatchedMechanism(Mechanism):
-    """Mechanisms whose `sample` is `sample_many` on repeated rows (one batched search)."""
+    """Mechanisms whose release is `sample_many` on repeated rows (one batched search)."""
 
-    def sample(self, space, word, epsilon: float, size: int = 1, rng=None) -> np.ndarray:
-        """``size`` independent outputs for ``word`` (word or row index), as int64 row indices."""
-        index = self._word_index(space, word)
-        epsilon = check_epsilon(epsilon)
-        size = check_positive_int(size, "size", minimum=0)
-        return self.sample_many(space, np.full(size, index, dtype=np.int64), epsilon, rng)
+    def _release(self, space, row, size, rng) -> np.ndarray:
+        return self._sample_many(space, np.full(size, row, dtype=np.int64),
+                                 np.full(size, self.epsilon, dtype=np.float64), rng)
 
 
 class Mahalanobis(_BatchedMechanism):
@@ -214,12 +217,12 @@ class Mahalanobis(_BatchedMechanism):
         ),
     }
 
-    def __init__(self, lam: float = DEFAULT_LAMBDA):
+    def _set_parameters(self, *, lam: float = DEFAULT_LAMBDA) -> None:
         self.lam = _check_lambda(lam)
 
-    @property
-    def guarantee(self) -> str:
-        return _mahalanobis_guarantee(self.lam)
+    def _guarantee(self) -> Guarantee:
+        return Guarantee("metric-dp", _mahalanobis_guarantee(self.lam), neighbours=MAHALANOBIS_NEIGHBOURS,
+                         epsilon=self.epsilon)
 
     def covariance(self, space) -> RegularisedCovariance:
         return regularised_covariance(space, self.lam)
@@ -230,21 +233,19 @@ class Mahalanobis(_BatchedMechanism):
 
     def distance(self, space, word_a, word_b) -> float:
         """d_RM between two words (words or rows): the distance the guarantee is stated in."""
-        a, b = self._word_index(space, word_a), self._word_index(space, word_b)
+        a, b = space.row(word_a), space.row(word_b)
         diff = space.vectors[a].astype(np.float64) - space.vectors[b].astype(np.float64)
         return float(self.covariance(space).norm(diff)[0])
 
-    def euclidean_epsilon(self, space, epsilon: float) -> float:
+    def euclidean_epsilon(self, space, epsilon: float | None = None) -> float:
         """The epsilon of the Euclidean corollary, eps / sqrt(lambda_min(Sigma_p)) (our corollary, not
-        in the paper): the mechanism is that·d_2-private (inf if Sigma_p is singular)."""
-        epsilon = check_epsilon(epsilon)
+        in the paper): the mechanism is that·d_2-private (inf if Sigma_p is singular); ``epsilon``
+        None: this mechanism's own."""
+        epsilon = self._epsilon_or_own(epsilon)
         smallest = self.covariance(space).smallest_eigenvalue
         return epsilon / math.sqrt(smallest) if smallest > 0 else math.inf
 
-    def sample_many(self, space, rows, epsilon, rng=None) -> np.ndarray:
-        """One output for each input row; ``epsilon`` is one value or one per row."""
-        rng = as_generator(rng)
-        rows, eps = rows_and_epsilons(rows, epsilon, space)
+    def _sample_many(self, space, rows, eps, rng) -> np.ndarray:
         cov = self.covariance(space)
         out = np.empty(rows.size, dtype=np.int64)
         for sl, points in _noisy_batches(space, rows, eps, lambda e, m: mahalanobis_noise(cov, e, m, rng)):
@@ -296,7 +297,7 @@ class Vickrey(_BatchedMechanism):
         ),
     }
 
-    def __init__(self, t: float = DEFAULT_T, base: str = "cmp", lam: float = DEFAULT_LAMBDA):
+    def _set_parameters(self, *, t: float = DEFAULT_T, base: str = "cmp", lam: float = DEFAULT_LAMBDA) -> None:
         if isinstance(t, bool) or not isinstance(t, (int, float, np.integer, np.floating)):
             raise ValueError(f"t must be a number between 0 and 1, got {t!r}.")
         t = float(t)
@@ -310,13 +311,16 @@ class Vickrey(_BatchedMechanism):
         self.base = base
         self.lam = _check_lambda(lam)
 
-    @property
-    def guarantee(self) -> str:
-        if self.base == "cmp":
-            inner = MultivariateLaplace().guarantee
-        else:
-            inner = _mahalanobis_guarantee(self.lam)
-        return "As its base (the choice between the two nearest words is post-processing): " + inner
+    def _guarantee(self) -> Guarantee:
+        base = self._base_mechanism()
+        inner = base.guarantee
+        return Guarantee("metric-dp", "As its base (the choice between the two nearest words is post-processing): "
+                         + inner.text, neighbours=inner.neighbours, epsilon=self.epsilon)
+
+    def _base_mechanism(self) -> Mechanism:
+        """The base mechanism (same ε), whose guarantee this one has."""
+        family = MultivariateLaplace.family() if self.base == "cmp" else Mahalanobis.family(lam=self.lam)
+        return family if self.epsilon is None else family.with_epsilon(self.epsilon)
 
     def _noise_fn(self, space, rng):
         if self.base == "cmp":
@@ -335,10 +339,7 @@ class Vickrey(_BatchedMechanism):
         p2 = second_probability(d1, d2, self.t)
         return np.where(rng.random(points.shape[0]) < p2, second, first).astype(np.int64)
 
-    def sample_many(self, space, rows, epsilon, rng=None) -> np.ndarray:
-        """One output for each input row; ``epsilon`` is one value or one per row."""
-        rng = as_generator(rng)
-        rows, eps = rows_and_epsilons(rows, epsilon, space)
+    def _sample_many(self, space, rows, eps, rng) -> np.ndarray:
         out = np.empty(rows.size, dtype=np.int64)
         for sl, points in _noisy_batches(space, rows, eps, self._noise_fn(space, rng)):
             out[sl] = self.select(space, points, rng)

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from privlib.core.mechanism import Guarantee
 from privlib.core.validation import as_generator, check_epsilon, check_positive_int
 from privlib.words.mechanisms.base import Mechanism, Parameter, rows_and_epsilons
 from privlib.words.mechanisms.laplace import MultivariateLaplace
@@ -132,7 +133,7 @@ class PostProcessingFix(Mechanism):
     }
     has_exact_probabilities = False
 
-    def __init__(self, c: float = DEFAULT_C):
+    def _set_parameters(self, *, c: float = DEFAULT_C) -> None:
         spec = self.PARAMETERS["c"]
         if isinstance(c, bool) or not isinstance(c, (int, float, np.integer, np.floating)):
             raise ValueError(f"c must be a number, got {c!r}.")
@@ -143,12 +144,13 @@ class PostProcessingFix(Mechanism):
                 f"epsilon; default {DEFAULT_C:g} for GloVe 50d), got {c!r}."
             )
         self.c = c
-        self._pivot_mechanism = MultivariateLaplace(nearest="exact")
+        self._pivots = MultivariateLaplace.family(nearest="exact")
 
-    @property
-    def guarantee(self) -> str:
-        return ("eps·d_X-privacy with d = Euclidean distance, as the multivariate Laplace mechanism: "
-                "the rank step reads only the pivot (post-processing); m words cost m·eps.")
+    def _guarantee(self) -> Guarantee:
+        # the rank step reads only the pivot: post-processing of the multivariate Laplace mechanism
+        return self._d_x_guarantee(
+            "eps·d_X-privacy with d = Euclidean distance, as the multivariate Laplace mechanism: "
+            "the rank step reads only the pivot (post-processing); m words cost m·eps.")
 
     # -- the post-processing step alone
     def post_process(self, space, pivots, epsilon, rng=None) -> np.ndarray:
@@ -157,40 +159,46 @@ class PostProcessingFix(Mechanism):
         pivots, eps = rows_and_epsilons(pivots, epsilon)
         if pivots.size and (pivots.min() < 0 or pivots.max() >= len(space)):
             raise ValueError(f"Pivot rows must be between 0 and {len(space) - 1}.")
-        rng = as_generator(rng)
+        return self._post_process(space, pivots, eps, as_generator(rng))
+
+    def _post_process(self, space, pivots, eps, rng) -> np.ndarray:
         ranks = sample_ranks(len(space), self.c * eps, rng)
         return words_at_ranks(space, pivots, ranks)
 
-    def output_probabilities_given_pivot(self, space, pivot, epsilon: float, log: bool = False) -> np.ndarray:
-        """P(x | x*) for every row x given the pivot x* (a word or row), float64, exact:
-        q^{r(x)} (1 - q)/(1 - q^N) with r = `neighbour_ranks`(space, pivot).rank, computed in log
-        space (``log=True`` returns the logarithms, finite for every word)."""
-        epsilon = check_epsilon(epsilon)
+    def output_probabilities_given_pivot(self, space, pivot, epsilon: float | None = None,
+                                         log: bool = False) -> np.ndarray:
+        """P(x | x*) for every row x given the pivot x* (a word or row) at ``epsilon`` (None: this
+        mechanism's own), float64, exact: q^{r(x)} (1 - q)/(1 - q^N) with
+        r = `neighbour_ranks`(space, pivot).rank, computed in log space (``log=True`` returns the
+        logarithms, finite for every word)."""
+        epsilon = self._epsilon_or_own(epsilon)
         ranks = neighbour_ranks(space, pivot).rank
         logp = truncated_geometric_log_pmf(len(space), self.c * epsilon)[ranks]
         return logp if log else np.exp(logp)
 
     # -- the whole mechanism
-    def sample_with_pivots(self, space, word, epsilon: float, size: int = 1, rng=None) -> tuple[np.ndarray, np.ndarray]:
-        """(outputs, pivots) of ``size`` runs for ``word``, both int64 (size,)."""
-        index = self._word_index(space, word)
-        epsilon = check_epsilon(epsilon)
+    def release_with_pivots(self, space, word, size: int = 1, rng=None) -> tuple[np.ndarray, np.ndarray]:
+        """(outputs, pivots) of ``size`` runs for ``word`` at this mechanism's ε, both int64 (size,)."""
+        self._own_epsilon()
+        row = space.row(word)
         size = check_positive_int(size, "size", minimum=0)
-        rng = as_generator(rng)
-        pivots = self._pivot_mechanism.sample(space, index, epsilon, size, rng)
-        return self.post_process(space, pivots, epsilon, rng), pivots
+        return self._release_with_pivots(space, row, size, as_generator(rng))
 
-    def sample(self, space, word, epsilon: float, size: int = 1, rng=None) -> np.ndarray:
-        """``size`` independent outputs for ``word`` (word or row index), as int64 row indices."""
-        return self.sample_with_pivots(space, word, epsilon, size, rng)[0]
+    def sample_with_pivots(self, space, word, epsilon: float, size: int = 1, rng=None) -> tuple[np.ndarray, np.ndarray]:
+        """`release_with_pivots` at an explicit ε (the one-word kernel of a family)."""
+        return self.with_epsilon(epsilon).release_with_pivots(space, word, size, rng)
 
-    def sample_many(self, space, rows, epsilon, rng=None) -> np.ndarray:
-        """One output for each input row; ``epsilon`` is one value or one per row. Pivots come
-        from one batched search; each distinct pivot's neighbour order is computed once."""
-        rng = as_generator(rng)
-        rows, eps = rows_and_epsilons(rows, epsilon, space)
-        pivots = self._pivot_mechanism.sample_many(space, rows, eps, rng)
-        return self.post_process(space, pivots, eps, rng)
+    def _release_with_pivots(self, space, row, size, rng) -> tuple[np.ndarray, np.ndarray]:
+        pivots = self._pivots.with_epsilon(self.epsilon).release(space, row, size, rng)
+        return self._post_process(space, pivots, np.full(size, self.epsilon), rng), pivots
+
+    def _release(self, space, row, size, rng) -> np.ndarray:
+        return self._release_with_pivots(space, row, size, rng)[0]
+
+    def _sample_many(self, space, rows, eps, rng) -> np.ndarray:
+        """Pivots come from one batched search; each distinct pivot's neighbour order is computed once."""
+        pivots = self._pivots.sample_many(space, rows, eps, rng)
+        return self._post_process(space, pivots, eps, rng)
 
 
 # ----------------------------------------------------------------------------- choosing c
@@ -259,7 +267,7 @@ def calibrate_c(space, epsilon_ref: float = CALIBRATION_EPSILON, words: int = 10
 
     rows = rng.choice(n, size=words, replace=False)
     inputs = np.repeat(rows, pivots_per_word)
-    pivots = MultivariateLaplace().sample_many(space, inputs, epsilon_ref, rng)
+    pivots = MultivariateLaplace.family().sample_many(space, inputs, epsilon_ref, rng)
 
     rates = grid * epsilon_ref
     length = int(min(n, math.ceil(math.log(tolerance) / -rates.min()) + 1))

@@ -204,6 +204,15 @@ class PointMap:
     def __len__(self) -> int:
         return len(self.names)
 
+    def nearest_distance(self, name: str) -> float:
+        """Distance (km) from the place ``name`` to the nearest other place."""
+        if name not in self.names:
+            raise ValueError(f"No place {name!r} on this map.")
+        i = self.names.index(name)
+        d = np.linalg.norm(self.xy - self.xy[i], axis=1)
+        d[i] = np.inf
+        return float(d.min())
+
     def index(self, place) -> int:
         """Row of a place given by name or code (ValueError listing a few when unknown)."""
         for options in (self.names, self.codes):

@@ -466,7 +466,7 @@ def mechanism_frequencies(space, table: NeighbourDistances, epsilons, words: int
             def report(done, last, before=int(run[0])):
                 progress((before + done) / eps.size,
                          f"Ran the mechanism at ε = {last:g} ({before + done} of {eps.size})")
-        all_outputs[run] = sample_across_epsilons(space, MultivariateLaplace(), inputs, eps[run], rng, report)
+        all_outputs[run] = sample_across_epsilons(space, MultivariateLaplace.family(), inputs, eps[run], rng, report)
     original, nearest = np.empty(eps.size), np.empty(eps.size)
     predicted, bound = np.empty(eps.size), np.empty(eps.size)
     for j, e in enumerate(eps):
