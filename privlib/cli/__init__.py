@@ -65,10 +65,10 @@ def main(argv=None, prog: str = PROG, epilog: str | None = None) -> int:
     command: Command = args.command
     try:
         result = command.run(args)
+        with quiet_broken_pipe():
+            command.print_result(args, result)  # strict JSON: a non-finite number is a ValueError
     except ValueError as exc:
         return usage_error(exc)
-    with quiet_broken_pipe():
-        command.print_result(args, result)
     return 0
 
 

@@ -85,10 +85,21 @@ def json_default(value):
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
+def strict_json(result, ensure_ascii: bool = True) -> str:
+    """``result`` as strict JSON text (RFC 8259: no NaN or Infinity); ValueError, said in one line,
+    when it holds a number that is not finite — a bug or an input beyond what can be represented,
+    never something to print as ``NaN``/``Infinity`` that other programs cannot read."""
+    try:
+        return json.dumps(result, default=json_default, ensure_ascii=ensure_ascii, allow_nan=False)
+    except ValueError:
+        raise ValueError("The result holds a number too large or undefined to write as JSON (NaN or infinity): "
+                         "use smaller or less extreme values.") from None
+
+
 def write_json(result, ensure_ascii: bool = True) -> None:
-    """One JSON value and a newline on stdout."""
-    json.dump(result, sys.stdout, default=json_default, ensure_ascii=ensure_ascii)
-    sys.stdout.write("\n")
+    """One strict JSON value (`strict_json`) and a newline on stdout."""
+    text = strict_json(result, ensure_ascii)
+    sys.stdout.write(text + "\n")
 
 
 @contextlib.contextmanager

@@ -7,6 +7,17 @@ import numbers
 import numpy as np
 
 
+#: Characters of a value that a message repeats; a longer value is cut (never quoted in full).
+SHOWN_CHARS = 40
+
+
+def shown(value, limit: int = SHOWN_CHARS) -> str:
+    """``repr(value)`` for a message, cut to ``limit`` characters followed by "…" when longer: a
+    10,000-character argument (or a file's contents) is never repeated in full."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
 def check_epsilon(epsilon, allow_zero: bool = False) -> float:
     """Return epsilon as a float, or raise ValueError saying what a valid epsilon is.
 

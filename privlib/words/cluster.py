@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import logging
 from collections import deque
 from dataclasses import dataclass
 
@@ -90,9 +91,12 @@ def open_client(scheduler: str | None = None, workers: int | None = None):
         raise ValueError(f"--workers must be at least 1, got {workers}.")
     # one thread per worker process: numpy's own threads and the search's pool share the cores;
     # the scheduler's HTTP server on any free port (None still means 8787, and a second cluster on
-    # the machine then warns on stderr that the port is taken)
+    # the machine then warns on stderr that the port is taken); Dask's own log lines off (a
+    # heartbeat that a busy machine delays is logged as an error and retried): what fails for good
+    # reaches the command as an exception, said in one line (`lost_workers_said`)
     with LocalCluster(n_workers=workers, threads_per_worker=LOCAL_THREADS_PER_WORKER, processes=True,
-                      dashboard_address=":0", env=LOCAL_WORKER_ENVIRONMENT) as cluster, \
+                      dashboard_address=":0", env=LOCAL_WORKER_ENVIRONMENT,
+                      silence_logs=logging.CRITICAL) as cluster, \
             Client(cluster) as client:
         yield client
 
