@@ -9,6 +9,7 @@ import io
 import json
 import os
 import sys
+import warnings
 from dataclasses import dataclass
 
 from privlib.cli import main
@@ -16,9 +17,13 @@ from privlib.cli import main
 
 @dataclass(frozen=True)
 class CliResult:
+    """Exit code, stdout, stderr (with the warnings the command raised, one line each, as a real
+    process would print them) and those warnings' messages."""
+
     code: int
     out: str
     err: str
+    warnings: tuple[str, ...] = ()
 
     def json(self):
         """stdout as one strict JSON value (NaN or Infinity would fail)."""
@@ -28,7 +33,8 @@ class CliResult:
 def run_cli(*argv, stdin: str | bytes | None = None, env: dict | None = None) -> CliResult:
     """``main(argv)`` with stdout and stderr captured, standard input ``stdin`` (text or bytes;
     empty when None) and the environment variables ``env`` set for the call; an argparse exit
-    (``--help``, a bad flag) gives its exit code like the real command."""
+    (``--help``, a bad flag) gives its exit code like the real command. Warnings the command
+    raises are recorded (``warnings``) and put first on stderr, where a real process prints them."""
     data = stdin.encode("utf-8") if isinstance(stdin, str) else (stdin or b"")
     out, err = io.StringIO(), io.StringIO()
     saved_env = {key: os.environ.get(key) for key in (env or {})}
@@ -36,7 +42,9 @@ def run_cli(*argv, stdin: str | bytes | None = None, env: dict | None = None) ->
     try:
         os.environ.update(env or {})
         sys.stdin = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8")
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), \
+                warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")  # every warning, as a fresh process shows each once
             try:
                 code = main([str(a) for a in argv])
             except SystemExit as exc:
@@ -48,4 +56,6 @@ def run_cli(*argv, stdin: str | bytes | None = None, env: dict | None = None) ->
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
-    return CliResult(code, out.getvalue(), err.getvalue())
+    said = tuple(f"{w.category.__name__}: {w.message}" for w in caught)
+    printed = "".join(f"{w.filename}:{w.lineno}: {line}\n" for w, line in zip(caught, said))
+    return CliResult(code, out.getvalue(), printed + err.getvalue(), said)

@@ -1,0 +1,51 @@
+"""Property-based checks of the command line's promise on bad input (issue 22), shared by every
+topic's CLI tests: whatever numbers and strings an option gets, the command either succeeds with
+strict JSON on stdout (no NaN or Infinity) or exits 2 with one line of at most 300 characters on
+stderr — never a traceback or a warning — and leaves no file behind.
+
+Use: ``@given(value=option_values())`` and ``assert_kept_promise(run_cli(..., value, "--json"))``.
+"""
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+#: The longest error line the CLI may print.
+MAX_ERROR_CHARS = 300
+
+#: Values that broke commands before (extremes, special floats, huge integers, empty, signs).
+EDGE_VALUES = ("nan", "NaN", "inf", "-inf", "Infinity", "1e308", "1e309", "-1e308", "1e-308", "5e-324", "-0", "0",
+               "-1", "1", "0.5", "2", "", " ", "1,2", "1:2", "1e400", "9" * 401, "-" + "9" * 401, "0x10", "1_000",
+               "true", "None", "１", "1e", "--", "x" * 10_000)
+
+
+def number_texts():
+    """Numbers as a user could type them: any float (special values included) or integer, in
+    plain, repr and exponent form."""
+    return st.one_of(
+        st.floats(allow_nan=True, allow_infinity=True).map(repr),
+        st.floats(allow_nan=False, allow_infinity=False).map(lambda x: f"{x:.3e}"),
+        st.integers(min_value=-(10 ** 30), max_value=10 ** 30).map(str),
+    )
+
+
+def option_values():
+    """What a fuzzed option gets: an edge value, a number, or arbitrary text (control characters,
+    other scripts, long strings)."""
+    return st.one_of(st.sampled_from(EDGE_VALUES), number_texts(),
+                     st.text(min_size=0, max_size=60).filter(lambda s: not s.startswith("-")))
+
+
+def assert_kept_promise(result, folder=None, files_before=None) -> None:
+    """The outcome ``result`` (a `cli_run.CliResult`) keeps the promise; with ``folder`` and
+    ``files_before`` (its file names before the run), no new file was left there on failure."""
+    assert "Traceback" not in result.err, result.err[-2000:]
+    assert not result.warnings, result.warnings  # a real process would print them before the line
+    if result.code == 0:
+        result.json()  # strict JSON: raises on NaN / Infinity / garbage
+        return
+    assert result.code == 2, (result.code, result.err[-500:])
+    lines = result.err.strip().splitlines()
+    assert len(lines) == 1, result.err[-2000:]
+    assert 0 < len(lines[0]) <= MAX_ERROR_CHARS, lines[0][:500]
+    if folder is not None:
+        assert sorted(p.name for p in folder.iterdir()) == sorted(files_before or []), "a file was left behind"
