@@ -17,6 +17,9 @@ import streamlit as st
 
 from epsilon_lab import ui
 
+#: The ε slider's help on the word-level pages: what a text spends.
+WORD_EPSILON_HELP = ui.EPSILON_HELP + " A text of m sanitised words spends m·ε."
+
 if TYPE_CHECKING:  # imported where used: privlib's import (~1 s) is not paid before the first page shows
     from privlib.words.embeddings import EmbeddingSpace
 

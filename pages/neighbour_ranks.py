@@ -89,7 +89,7 @@ mech_col, eps_col = st.columns([1, 2])
 with mech_col:
     mechanism = embedding_ui.mechanism_controls(key="mechanism")
 with eps_col:
-    epsilon = ui.epsilon_slider()
+    epsilon = ui.epsilon_slider(help=embedding_ui.WORD_EPSILON_HELP)
 seed = int(st.session_state["seed"])
 st.query_params.update({"word": word or "", "epsilon": f"{epsilon:g}", "seed": str(seed)})
 

@@ -42,7 +42,7 @@ c1, c2, c3 = st.columns([1, 2, 2], vertical_alignment="bottom")
 n = c1.number_input("Dimension n", min_value=1, max_value=5000, value=space.dim, key="dot_n",
                     help=f"Default: the loaded embedding's dimension ({space.dim}).")
 with c2:
-    epsilon = ui.epsilon_slider(key="dot_epsilon")
+    epsilon = ui.epsilon_slider(key="dot_epsilon", help=embedding_ui.WORD_EPSILON_HELP)
 samples = c3.select_slider("Samples", SAMPLE_CHOICES, value=100_000, key="dot_samples")
 
 c4, c5, c6 = st.columns([2, 2, 1], vertical_alignment="bottom")

@@ -55,7 +55,7 @@ chosen = st.multiselect("Mechanisms to compare (up to 3)", list(MECHANISMS), def
                         key="san_mechanisms")
 c2, c3 = st.columns([4, 1], vertical_alignment="center")
 with c2:
-    epsilon = ui.epsilon_slider(key="san_epsilon")
+    epsilon = ui.epsilon_slider(key="san_epsilon", help=embedding_ui.WORD_EPSILON_HELP)
 with c3:
     st.button("Resample", on_click=resample, help="Run the mechanisms again with fresh randomness "
                                                    "(the sidebar's seed makes the sequence reproducible).")

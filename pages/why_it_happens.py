@@ -137,9 +137,7 @@ st.markdown(
 )
 c1, c2 = st.columns([2, 1])
 with c1:
-    map_epsilon = st.select_slider("ε per km", MAP_EPSILONS, value=0.002, key="why_map_epsilon",
-                                   format_func=lambda v: f"{v:g}", help=ui.EPSILON_HELP)
-    st.caption("← more privacy (more noise) · · · less privacy (less noise) →")
+    map_epsilon = ui.epsilon_slider("ε per km", key="why_map_epsilon", default=0.002, options=MAP_EPSILONS)
 places = c2.multiselect("Places on the curve", list(point_map.names), default=["Hawaii", "Kansas"],
                         key="why_places", max_selections=6)
 rates = cached_keep_rates(MAP_SAMPLES, seed)
