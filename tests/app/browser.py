@@ -29,8 +29,8 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-#: The two ways the app is started: the `epsilon-lab app` command (the package's epsilon_lab/app.py,
-#: which has a pages/ folder beside it), and the README's `streamlit run app.py` in the checkout.
+#: The two ways the app is started: the `epsilon-lab app` command (the package's epsilon_lab/app.py; installed,
+#: its pages are beside it), and the README's `streamlit run app.py` in the checkout (pages/ beside it).
 COMMAND, CHECKOUT = "epsilon-lab app", "streamlit run app.py"
 
 
