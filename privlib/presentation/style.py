@@ -4,6 +4,7 @@ lines. Topic figure packages (`privlib.presentation.<topic>`) import from here a
 other (import-linter: ``presentation.style`` is the layer below them)."""
 from __future__ import annotations
 
+import numpy as np
 import plotly.graph_objects as go
 
 #: Axis title of every ε axis: the direction of more privacy is always labelled.
@@ -47,3 +48,46 @@ def reference_line(fig: go.Figure, x, y: float, name: str, colour: str = GREY, d
         fig.add_trace(trace)
     else:
         fig.add_trace(trace, row=row, col=col)
+
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def tick_text(value: float) -> str:
+    """A tick label people read: plain digits from 0.001 to 100,000 ("0.02", "50", "20,000"), else
+    a power of ten ("10⁻⁶", "2×10⁸") — never Plotly's SI suffixes ("100μ", "10n"), which read as
+    units on a proportion."""
+    if value == 0:
+        return "0"
+    if 1e-3 <= abs(value) < 1e5:
+        return f"{value:,.6g}"
+    exponent = int(np.floor(np.log10(abs(value))))
+    mantissa = value / 10.0 ** exponent
+    power = "10" + str(exponent).translate(_SUPERSCRIPT)
+    return power if np.isclose(mantissa, 1.0) else f"{mantissa:.3g}×{power}"
+
+
+def log_ticks(low: float, high: float) -> list[float]:
+    """Tick values of a log axis from ``low`` to ``high`` (> 0): 1-2-5 per decade over at most three
+    decades, otherwise each decade (every second or third one over a very wide range)."""
+    if not (np.isfinite(low) and np.isfinite(high)) or low <= 0 or high < low:
+        raise ValueError(f"A log axis needs 0 < low <= high, got {low!r} and {high!r}.")
+    first, last = int(np.floor(np.log10(low))), int(np.ceil(np.log10(high)))
+    decades = range(first, last + 1)
+    if last - first <= 3:
+        ticks = [m * 10.0 ** k for k in decades for m in (1, 2, 5)]
+    else:
+        step = 1 if last - first <= 8 else (2 if last - first <= 16 else 3)
+        ticks = [10.0 ** k for k in decades if (k - first) % step == 0]
+    inside = [t for t in ticks if low * (1 - 1e-9) <= t <= high * (1 + 1e-9)]
+    return inside or [10.0 ** round(np.log10(low))]
+
+
+def log_axis(fig: go.Figure, low: float, high: float, axis: str = "x", **layout) -> go.Figure:
+    """Make the ``axis`` ("x" or "y") of ``fig`` a log axis from ``low`` to ``high`` labelled with
+    `log_ticks` and `tick_text` (full numbers: 20, 30, 50 — not Plotly's "2, 3, 5" minor digits);
+    ``layout``: other axis properties (title, range, row, col, …)."""
+    ticks = log_ticks(low, high)
+    update = fig.update_xaxes if axis == "x" else fig.update_yaxes
+    update(type="log", tickmode="array", tickvals=ticks, ticktext=[tick_text(t) for t in ticks], **layout)
+    return fig

@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from privlib.core.sweep import SweepResult
-from privlib.presentation.style import EPSILON_AXIS, MARGIN, PALETTE, layout, palette_colour, rgba
+from privlib.presentation.style import EPSILON_AXIS, MARGIN, PALETTE, layout, log_axis, palette_colour, rgba
 
 #: One colour per outcome, used by every chart so the legend means the same everywhere.
 COLOURS = {"original": "#1f77b4", "close": "#2ca02c", "distant": "#d62728"}
@@ -61,9 +61,13 @@ def rank_histogram(ranks, weights, vocab_size: int, close: int, title: str | Non
                       + (" (exact)" if exact else "") + "<br>%{y:.3g} per rank<extra></extra>",
         name="outputs",
     ))
-    fig.update_xaxes(type="log", range=[0, np.log10(vocab_size + 1)],
-                     title="rank of the output among the input's neighbours + 1 (log scale)")
-    fig.update_yaxes(type="log", title="fraction of outputs per rank" + (" (exact)" if exact else ""))
+    log_axis(fig, 1, vocab_size + 1, "x", range=[0, np.log10(vocab_size + 1)],
+             title="rank of the output among the input's neighbours + 1 (log scale)")
+    if shown.any():  # fractions read as numbers (0.001, 10⁻⁵), not as SI units (100μ)
+        log_axis(fig, float(density[shown].min()), float(density[shown].max()), "y",
+                 title="fraction of outputs per rank" + (" (exact)" if exact else ""))
+    else:
+        fig.update_yaxes(type="log", title="fraction of outputs per rank" + (" (exact)" if exact else ""))
     fig.update_layout(title=title, showlegend=False, bargap=0, margin=MARGIN)
     return fig
 
@@ -142,7 +146,11 @@ def proportions_vs_epsilon(sweeps, title: str | None = None) -> go.Figure:
                 hovertemplate=f"{label}<br>ε = %{{x:g}}<br>{name}: %{{y:.1%}}<extra></extra>",
             ))
     log_x = all(np.ptp(np.log10(np.asarray(epsilons, float))) > 1.2 for _, epsilons, _, _ in curves)
-    fig.update_xaxes(title=EPSILON_AXIS, type="log" if log_x else "linear")
+    if log_x:
+        every = np.concatenate([np.asarray(epsilons, float) for _, epsilons, _, _ in curves])
+        log_axis(fig, float(every.min()), float(every.max()), "x", title=EPSILON_AXIS)
+    else:
+        fig.update_xaxes(title=EPSILON_AXIS, type="linear")
     fig.update_yaxes(title="proportion of outputs", range=[0, 1], tickformat=".0%")
     return layout(fig, title, legend_y=-0.25, anchor_top=False)
 
@@ -381,7 +389,7 @@ def keep_rate_vs_epsilon(keep, places, title: str | None = None) -> go.Figure:
         fig.add_trace(go.Scatter(x=eps, y=p, mode="lines+markers", name=place, line=dict(color=colour),
                                  legendgroup=place, hovertemplate=f"{place}<br>ε = %{{x:g}} per km<br>"
                                                                   "keeps itself %{y:.1%}<extra></extra>"))
-    fig.update_xaxes(title=EPSILON_AXIS.replace("ε", "ε per km", 1), type="log")
+    log_axis(fig, float(np.min(eps)), float(np.max(eps)), "x", title=EPSILON_AXIS.replace("ε", "ε per km", 1))
     fig.update_yaxes(title="proportion of runs that keep the place", range=[0, 1.02], tickformat=".0%")
     layout(fig, title, legend_y=-0.25, anchor_top=False)
     return fig
