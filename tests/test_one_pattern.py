@@ -1,6 +1,7 @@
 """Every topic follows the one pattern of privlib.core (ARCHITECTURE.md, "The pattern"): every
 mechanism class of every topic subclasses `privlib.core.mechanism.Mechanism` and is listed in its
-topic's registry, and every topic's sweep returns a `privlib.core.sweep.SweepResult`.
+topic's registry, and every topic's sweep gives a `privlib.core.sweep.SweepResult` (label DP's
+holds it beside its per-repetition label diagnostics).
 
 The walk finds mechanism classes by what they do, not by their names: a class defined in a topic
 package that releases data (it defines ``release`` or ``_release``) is a mechanism; a law that
@@ -9,11 +10,14 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import json
 import pkgutil
 
+import numpy as np
 import pytest
 
 from privlib.core.mechanism import Mechanism
+from privlib.core.sweep import SweepResult
 
 TOPICS = ("words", "projections", "label_dp", "erm")
 RELEASING = ("release", "_release")
@@ -70,3 +74,34 @@ def test_the_walk_finds_a_planted_stray_mechanism(monkeypatch):
     monkeypatch.setattr(module, "Stray", Stray, raising=False)
     assert Stray in releasing_classes("projections")
     assert not issubclass(Stray, Mechanism)
+
+
+def small_sweeps():
+    """Each topic's sweep on a small problem, as (topic, result)."""
+    from privlib.erm.sweep import sweep as erm_sweep
+    from privlib.label_dp.sweep import sweep as label_sweep
+    from privlib.projections.datasets import load_dataset
+    from privlib.projections.sweep import sweep as projection_sweep
+    from privlib.words.embeddings import EmbeddingSpace
+    from privlib.words.experiments import sweep as word_sweep
+    from privlib.words.mechanisms import MultivariateLaplace
+
+    space = EmbeddingSpace.glove_6b_50d(vocab_size=2000)
+    yield "words", word_sweep(space, [MultivariateLaplace.family()], [1, 30], repeats=3, seed=0)
+    yield "projections", projection_sweep(load_dataset("digits"), ["dp-oporp"], [1, 10], repeats=2, seed=0, k=8,
+                                          R=10, queries=20)
+    yield "label_dp", label_sweep("fig1", ["rr"], [1], repeats=2, seed=0).result  # held with label diagnostics
+    yield "erm", erm_sweep("diabetes", ["output"], [1, 10], repeats=2, seed=0)
+
+
+def test_every_topics_sweep_gives_one_sweep_result():
+    """mechanism × ε × repetition × metric, with the seed and repetitions asked for."""
+    seen = set()
+    for topic, result in small_sweeps():
+        assert isinstance(result, SweepResult), topic
+        assert result.values.ndim == 4 and result.values.shape[0] == len(result.mechanisms), topic
+        assert result.repeats >= 2 and result.seed == 0, topic
+        assert np.isfinite(result.mean(result.mechanisms[0], result.metrics[0])).all(), topic
+        json.loads(result.to_json())
+        seen.add(topic)
+    assert seen == set(TOPICS)
