@@ -3,8 +3,8 @@
 Every topic (word-level text privacy, random projections, label DP, private ERM) builds on these;
 they depend only on numpy, scipy and the standard library:
 
-- `validation`: argument checks with helpful messages (epsilon, delta, probabilities, ranges,
-  epsilon grids) and seeded random generators;
+- `validation`: argument checks with helpful messages (epsilon, delta, probabilities and probability
+  vectors, ranges, epsilon grids; a repeated value cut by `shown`) and seeded random generators;
 - `noise`: noise distributions (multivariate and scalar Laplace, Gaussian, two-sided geometric);
 - `calibration`: noise scales for a target (epsilon, delta) — the analytic Gaussian mechanism
   (Balle & Wang 2018), the classical and Kenthapadi et al. bounds, the Laplace scale — and the
@@ -34,10 +34,12 @@ from privlib.core.validation import (
     check_epsilons,
     check_positive_int,
     check_probability,
+    check_probability_vector,
     check_range,
     check_seed,
     fresh_seed,
     parse_epsilon_grid,
+    shown,
 )
 
 # The calibration functions import scipy.optimize (about 0.7 s), which the word-level pages never
@@ -90,6 +92,7 @@ __all__ = [
     "check_epsilons",
     "check_positive_int",
     "check_probability",
+    "check_probability_vector",
     "check_range",
     "check_seed",
     "classical_gaussian_sigma",
@@ -101,5 +104,6 @@ __all__ = [
     "laplace_scalar_noise",
     "laplace_scale",
     "parse_epsilon_grid",
+    "shown",
     "wilson_interval",
 ]

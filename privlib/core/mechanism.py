@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from privlib.core.validation import check_delta, check_epsilon
+from privlib.core.validation import check_delta, check_epsilon, shown
 
 #: The kinds of guarantee a mechanism can give, and how each is read.
 GUARANTEE_KINDS = {
@@ -68,7 +68,7 @@ class Guarantee:
 
     def __post_init__(self):
         if self.kind not in GUARANTEE_KINDS:
-            raise ValueError(f"Unknown guarantee kind {self.kind!r}; choose one of: {', '.join(GUARANTEE_KINDS)}.")
+            raise ValueError(f"Unknown guarantee kind {shown(self.kind)}; choose one of: {', '.join(GUARANTEE_KINDS)}.")
 
     def __str__(self) -> str:
         return self.text

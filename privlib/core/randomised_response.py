@@ -17,7 +17,19 @@ import math
 
 import numpy as np
 
-from privlib.core.validation import as_generator, check_epsilon, check_positive_int, check_probability
+from privlib.core.validation import as_generator, check_epsilon, check_positive_int, check_probability, shown
+
+#: The most classes randomised response takes: 2^53, the largest count float64 (its probabilities)
+#: and int64 (its draws) both represent exactly.
+MAX_CLASSES = 2**53
+
+
+def _check_classes(classes) -> int:
+    """The number of classes: a whole number from 2 to MAX_CLASSES (2^53)."""
+    classes = check_positive_int(classes, "classes (the number of possible values)", minimum=2)
+    if classes > MAX_CLASSES:
+        check_positive_int(classes, "classes (the number of possible values)", minimum=2, maximum=MAX_CLASSES)
+    return classes
 
 
 def binary_flip_probability(epsilon):
@@ -28,7 +40,7 @@ def binary_flip_probability(epsilon):
 
     array = np.asarray(epsilon, dtype=np.float64) if not isinstance(epsilon, (str, bytes)) else None
     if array is None or np.isnan(array).any() or (array < 0).any():
-        raise ValueError(f"epsilon must be a number >= 0 (infinity: never flip), got {epsilon!r}.")
+        raise ValueError(f"epsilon must be a number >= 0 (infinity: never flip), got {shown(epsilon)}.")
     flip = expit(-array)
     return float(flip) if flip.ndim == 0 else flip
 
@@ -44,7 +56,7 @@ class RandomisedResponse:
     __slots__ = ("_classes", "_epsilon", "_flip", "_keep", "_other")
 
     def __init__(self, classes: int, epsilon: float):
-        self._classes = check_positive_int(classes, "classes (the number of possible values)", minimum=2)
+        self._classes = _check_classes(classes)
         self._epsilon = check_epsilon(epsilon, allow_zero=True)
         # Divide through by e^eps: with t = e^-eps in (0, 1], keep = 1/(1 + (C - 1) t),
         # other = t/(1 + (C - 1) t), flip = (C - 1) t/(1 + (C - 1) t). No e^eps is formed, so
@@ -138,10 +150,10 @@ class RandomisedResponse:
     @staticmethod
     def epsilon_from_keep(q: float, classes: int) -> float:
         """The epsilon whose keep probability is q: eps = ln(q (C - 1)/(1 - q)), for 1/C <= q < 1."""
-        classes = check_positive_int(classes, "classes (the number of possible values)", minimum=2)
+        classes = _check_classes(classes)
         value = check_probability(q, "keep probability q")
         if not 1.0 / classes <= value < 1.0:
             raise ValueError(f"keep probability q must satisfy 1/C <= q < 1 (1/{classes} = {1 / classes:g}: "
-                             f"uniform output, epsilon = 0; q = 1 needs epsilon = infinity), got {q!r}.")
+                             f"uniform output, epsilon = 0; q = 1 needs epsilon = infinity), got {shown(q)}.")
         # q (C - 1)/(1 - q) = 1 + (q C - 1)/(1 - q): log1p keeps small epsilons (q near 1/C) accurate
         return max(0.0, math.log1p((value * classes - 1.0) / (1.0 - value)))

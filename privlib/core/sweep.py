@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from privlib.core.validation import check_positive_int, check_seed
+from privlib.core.validation import check_positive_int, check_seed, shown
 
 #: ``progress(fraction, message)``: fraction in [0, 1] done, and a short line saying what runs.
 Progress = Callable[[float, str], None]
@@ -34,7 +34,7 @@ def seed_key(key) -> int:
         return int(key)
     if isinstance(key, numbers.Integral):
         if int(key) < 0:
-            raise ValueError(f"Seed keys must be whole numbers >= 0, got {key!r}.")
+            raise ValueError(f"Seed keys must be whole numbers >= 0, got {shown(key)}.")
         return int(key)
     if isinstance(key, str):
         return zlib.crc32(key.encode("utf-8"))
@@ -109,7 +109,7 @@ class SweepResult:
         try:
             return names.index(name)
         except ValueError:
-            raise ValueError(f"This sweep has no {kind} {name!r}; it has: {', '.join(names)}.") from None
+            raise ValueError(f"This sweep has no {kind} {shown(name)}; it has: {', '.join(names)}.") from None
 
     def per_repeat(self, mechanism: str, metric: str) -> np.ndarray:
         """The values of one mechanism and metric, shape (epsilons, repeats)."""

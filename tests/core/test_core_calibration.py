@@ -227,3 +227,82 @@ def test_laplace_scale_gives_epsilon_dp(epsilon, sensitivity):
 def test_bad_inputs_raise_helpful_errors(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+# ----------------------------------------------------------------------------- extremes: exact or refused
+def mp_delta(epsilon, sigma):
+    """delta(epsilon) of the Gaussian mechanism (sensitivity 1) at 80 digits (Balle & Wang Thm 8)."""
+    with mpmath.workdps(80):
+        e, s = mpmath.mpf(epsilon), mpmath.mpf(sigma)
+        return mpmath.ncdf(1 / (2 * s) - e * s) - mpmath.exp(e) * mpmath.ncdf(-1 / (2 * s) - e * s)
+
+
+EXTREME_EPSILONS = [1e-300, 1e-20, 1e-8, 1e-3, 1.0, 1e3, 1e6, 1e8, 1e10, 1e20, 1e300]
+EXTREME_DELTAS = [1e-300, 1e-15, 1e-6, 0.5, 0.999999]
+
+
+@pytest.mark.parametrize("epsilon", EXTREME_EPSILONS)
+@pytest.mark.parametrize("delta", EXTREME_DELTAS)
+def test_analytic_sigma_is_exact_or_refused_at_the_extremes(epsilon, delta):
+    # the old solver floored delta(s) at ~1e-16 for a huge s, so at epsilon = 1e-20 and delta = 1e-300
+    # it returned sigma = 6.5e15, whose true delta is 1.1e-16: 1e284 times the delta asked for
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        try:
+            sigma = analytic_gaussian_sigma(epsilon, delta)
+        except ValueError as error:
+            assert "cannot be computed accurately" in str(error) and len(str(error)) <= 300
+            return
+    assert 0 < sigma < math.inf
+    # the root: delta is reached at sigma, and sigma cannot be smaller by more than 1e-6 relative
+    assert mp_delta(epsilon, sigma) <= delta * (1 + 1e-6)
+    assert mp_delta(epsilon, sigma * (1 - 1e-6)) > delta
+
+
+def test_analytic_sigma_accepted_extremes_include_the_usual_range():
+    for epsilon in (1e-3, 1.0, 1e3, 1e6):
+        for delta in (1e-300, 1e-15, 1e-6, 0.5):
+            analytic_gaussian_sigma(epsilon, delta)  # no ValueError
+
+
+@pytest.mark.parametrize("epsilon, sigma", [(1e-300, 1e100), (1e-8, 1e3), (1e-8, 3635030674.95432), (1e20, 7.07e-11),
+                                            (1.0, 4.224678889326841), (1e-300, 398942.28), (0.0, 1e10)])
+def test_analytic_delta_is_exact_or_refused(epsilon, sigma):
+    try:
+        delta = analytic_gaussian_delta(epsilon, sigma)
+    except ValueError as error:
+        assert "cannot be computed accurately" in str(error)
+        return
+    assert delta == pytest.approx(float(mp_delta(epsilon, sigma)), rel=1e-6)
+
+
+@pytest.mark.parametrize("mu", [1e-300, 1e-100, 1e-10, 1.0, 1e3, 1e10, 1e149])
+@pytest.mark.parametrize("delta", [1e-300, 1e-6, 0.5])
+def test_analytic_epsilon_is_exact_or_refused(mu, delta):
+    try:
+        epsilon = analytic_gaussian_epsilon(mu, delta)
+    except ValueError as error:
+        assert "cannot be computed accurately" in str(error)
+        return
+    if epsilon == 0:
+        assert mp_delta(0, 1 / mu) <= delta * (1 + 1e-12)
+    else:
+        assert mp_delta(epsilon, 1 / mu) <= delta * (1 + 1e-6)
+        assert mp_delta(epsilon * (1 - 1e-6), 1 / mu) > delta
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: analytic_gaussian_epsilon(1e150, 1e-6), r"mu .* at most 1e\+149"),
+    (lambda: analytic_gaussian_epsilon(1e308, 1e-6), r"mu .* at most 1e\+149"),
+    (lambda: laplace_scale(1e-300, 1e300), r"not a usable noise scale"),
+    (lambda: kenthapadi_gaussian_sigma(1e-300, 1e-300, 1e10), r"not a usable noise scale"),
+    (lambda: classical_gaussian_sigma(1e-300, 1e-6, 1e300), r"not a usable noise scale"),
+    (lambda: analytic_gaussian_sigma(1e-308, 1e-6), r"epsilon must be between 1e-300"),
+    (lambda: analytic_gaussian_delta(1.0, 1e300, 1e-300), r"sigma/sensitivity"),
+])
+def test_calibration_refuses_what_float64_cannot_hold(call, message):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match=message) as error:
+            call()
+    assert len(str(error.value)) <= 300

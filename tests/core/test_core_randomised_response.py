@@ -209,3 +209,33 @@ def test_guarantee_and_repr():
     assert rr.guarantee == "ε-DP for each randomised value (ε-label DP when applied to labels)"
     assert rr.classes == 4 and rr.epsilon == 1.5
     assert "classes=4" in repr(rr)
+
+
+# ----------------------------------------------------------------------------- extremes of epsilon and classes
+@pytest.mark.parametrize("epsilon, seed", [(0.0, 61), (1e-300, 62), (0.7, 63), (50.0, 64), (1e300, 65)])
+def test_sampler_follows_its_law_at_extreme_epsilons(epsilon, seed):
+    rr, n = RandomisedResponse(5, epsilon), 50_000
+    noisy = rr.sample(np.full(n, 2), rng=seed)
+    counts = np.bincount(noisy, minlength=5)
+    p = rr.probabilities(2)
+    possible = p > 0
+    assert counts[~possible].sum() == 0
+    if possible.sum() > 1:
+        assert stats.chisquare(counts[possible], n * p[possible]).pvalue > 1e-3
+    else:
+        assert counts[2] == n
+    if epsilon >= 50:  # other = e^-eps/(1 + 4e^-eps): below 2e-22, never drawn in 50,000
+        assert counts[2] == n
+
+
+@pytest.mark.parametrize("classes", [2**53 + 1, 10**401])
+def test_refuses_class_counts_float64_cannot_hold(classes):
+    with pytest.raises(ValueError, match="at most 9,007,199,254,740,992") as error:
+        RandomisedResponse(classes, 1.0)
+    assert len(str(error.value)) <= 300
+
+
+def test_largest_class_count_is_exact():
+    rr = RandomisedResponse(2**53, 1.0)
+    assert rr.keep_probability == pytest.approx(math.e / (math.e + 2**53 - 1), rel=1e-15)
+    assert rr.sample(np.array([0, 2**53 - 1]), rng=0).max() < 2**53

@@ -8,15 +8,23 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import privlib.core
 from privlib.core.validation import (
+    EPSILON_MAX,
+    EPSILON_MIN,
     check_delta,
     check_epsilon,
     check_epsilons,
+    check_positive_int,
     check_probability,
+    check_probability_vector,
     check_range,
+    check_seed,
     parse_epsilon_grid,
+    shown,
 )
 
 NAN, INF = float("nan"), float("inf")
@@ -166,6 +174,131 @@ def test_parse_epsilon_grid_custom_cap_allows_up_to_it():
     assert parse_epsilon_grid("1:10", max_values=10).size == 10
     with pytest.raises(ValueError, match="max_values"):
         parse_epsilon_grid("1:10", max_values=0)
+
+
+# ----------------------------------------------------------------------------- extremes of epsilon
+@pytest.mark.parametrize("value", [1e-301, 5e-324, 1e-308, 1.0000001e300, 1e308, 10**400])
+def test_check_epsilon_refuses_what_float64_cannot_carry(value):
+    with pytest.raises(ValueError, match=r"epsilon must be between 1e-300 and 1e\+300|finite number greater"):
+        check_epsilon(value)
+    with pytest.raises(ValueError):
+        check_epsilon(value, allow_zero=True)
+
+
+def test_check_epsilon_accepts_the_ends_of_its_range():
+    assert check_epsilon(EPSILON_MIN) == 1e-300 and check_epsilon(EPSILON_MAX) == 1e300
+    assert check_epsilon(1e300, allow_zero=True) == 1e300
+
+
+# ----------------------------------------------------------------------------- values repeated in messages
+LONG = "9" * 10_000
+
+
+@pytest.mark.parametrize("call", [
+    lambda: check_epsilon(LONG), lambda: check_epsilon("x" * 500, allow_zero=True), lambda: check_delta(LONG),
+    lambda: check_probability(LONG, "p"), lambda: check_range(LONG, "x"), lambda: check_positive_int(LONG, "n"),
+    lambda: check_positive_int(10**10_000, "n", maximum=5), lambda: check_positive_int(1e308, "n", maximum=5),
+    lambda: check_epsilons(LONG), lambda: check_epsilons([[LONG]]), lambda: parse_epsilon_grid(LONG + "x"),
+    lambda: parse_epsilon_grid(",".join(["1"] * 5000)), lambda: check_seed(LONG), lambda: check_seed(-10**5000),
+    lambda: check_probability_vector(LONG, "prior"), lambda: check_probability_vector([1, LONG], "prior"),
+    lambda: check_epsilon(10**5000), lambda: check_delta(-(10**400)),
+])
+def test_messages_never_repeat_a_long_value(call):
+    with pytest.raises(ValueError) as error:
+        call()
+    message = str(error.value)
+    assert len(message) <= 300, message
+    assert "9" * 41 not in message and "x" * 41 not in message and ",".join(["1"] * 30) not in message
+
+
+def test_shown_cuts_to_forty_characters():
+    assert shown("abc") == "'abc'"
+    assert shown("a" * 100) == "'" + "a" * 39 + "…"
+    assert shown(10**400) == "a whole number of 401 digits"
+    assert shown(10**5000) == "a whole number of 5,001 digits"  # beyond str()'s 4,300-digit limit
+    assert shown(list(range(1000))).endswith("…") and len(shown(list(range(1000)))) == 41
+
+
+# ----------------------------------------------------------------------------- probability vectors
+def test_check_probability_vector_normalises_weights():
+    np.testing.assert_array_equal(check_probability_vector([2, 1, 1], "prior"), [0.5, 0.25, 0.25])
+    np.testing.assert_array_equal(check_probability_vector([[1, 3], [0, 2]], "prior"), [[0.25, 0.75], [0, 1]])
+    # a sum below the smallest normal float still normalises to full precision
+    np.testing.assert_array_equal(check_probability_vector([1e-320, 3e-320], "prior"), [0.25, 0.75])
+    np.testing.assert_array_equal(check_probability_vector([0.5, 0.5], "p", normalise=False), [0.5, 0.5])
+    out = check_probability_vector([0.1] * 10, "p", normalise=False)  # sums to 0.9999999999999999
+    assert out.dtype == np.float64 and out.shape == (10,)
+
+
+@pytest.mark.parametrize("values, kwargs, message", [
+    ([0.5, 0.6], {"normalise": False}, r"must sum to 1 .* 1\.1"),
+    ([1e308, 1e308], {}, "sums to more than float64 can hold"),  # rr-prior gave keep probability 1.0
+    ([1e308, 1e308], {"normalise": False}, "sums to more than float64 can hold"),
+    ([0, 0], {}, "positive sum"), ([1, -0.1], {}, "at least 0, got -0.1"), ([1, NAN], {}, "finite"),
+    ([1, INF], {}, "finite"), ("0.5,0.5", {}, "got text"), ([True, False], {}, "list of numbers"),
+    ([[1], [2, 3]], {}, "list of numbers"), (0.5, {}, "at least 1 numbers"), ([1.0], {"min_length": 2}, "at least 2"),
+    ([0.5, 0.5], {"length": 3}, r"one entry per class \(3\), got 2"), ([[[1.0]]], {}, "shape"),
+    ([1j, 1], {}, "list of numbers"), (["a", "b"], {}, "list of numbers"),
+])
+def test_check_probability_vector_refuses(values, kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        check_probability_vector(values, "prior", **kwargs)
+
+
+# ----------------------------------------------------------------------------- property: any input
+ANY_INPUT = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True), st.integers(), st.integers(min_value=10**300, max_value=10**400),
+    st.text(), st.text(min_size=41, max_size=500), st.none(), st.booleans(),
+    st.lists(st.floats(), max_size=5), st.sampled_from([1e-300, 1e300, 1e-301, 1e301, 5e-324, -0.0, 0.5, 1.0]),
+)
+GRID_TEXT = st.one_of(
+    st.text(), st.text(alphabet="0123456789.,:e-+ naif", max_size=80),
+    st.lists(st.floats(allow_nan=True, allow_infinity=True), min_size=1, max_size=60).map(
+        lambda xs: ",".join(repr(x) for x in xs)),
+    st.tuples(st.floats(), st.floats(), st.floats()).map(lambda t: "{!r}:{!r}:{!r}".format(*t)),
+)
+
+
+def assert_good_refusal(error: ValueError, value) -> None:
+    message = str(error)
+    assert 0 < len(message) <= 300, message
+    text = value if isinstance(value, str) else repr(value) if not isinstance(value, int) else str(value)
+    if len(text) > 40:
+        assert text not in message
+
+
+def check_outcome(call, value, valid) -> None:
+    try:
+        result = call(value)
+    except ValueError as error:
+        assert_good_refusal(error, value)
+    else:
+        assert valid(result), (value, result)
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(ANY_INPUT)
+def test_property_check_epsilon(value):
+    check_outcome(check_epsilon, value, lambda r: isinstance(r, float) and EPSILON_MIN <= r <= EPSILON_MAX)
+    check_outcome(lambda v: check_epsilon(v, allow_zero=True), value,
+                  lambda r: isinstance(r, float) and (r == 0 or EPSILON_MIN <= r <= EPSILON_MAX))
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(ANY_INPUT)
+def test_property_check_delta_and_probability(value):
+    check_outcome(check_delta, value, lambda r: isinstance(r, float) and 0 < r < 1)
+    check_outcome(lambda v: check_delta(v, allow_zero=True), value, lambda r: isinstance(r, float) and 0 <= r < 1)
+    check_outcome(lambda v: check_probability(v, "p"), value, lambda r: isinstance(r, float) and 0 <= r <= 1)
+    check_outcome(lambda v: check_probability(v, "p", open_low=True, open_high=True), value,
+                  lambda r: isinstance(r, float) and 0 < r < 1)
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(st.one_of(GRID_TEXT, ANY_INPUT))
+def test_property_parse_epsilon_grid(value):
+    check_outcome(parse_epsilon_grid, value, lambda r: isinstance(r, np.ndarray) and r.ndim == 1
+                  and 1 <= r.size <= 1000 and bool(np.all((r >= EPSILON_MIN) & (r <= EPSILON_MAX))))
 
 
 # ----------------------------------------------------------------------------- import hygiene
