@@ -219,8 +219,9 @@ rr = RandomisedResponse(classes, epsilon)
 top[1].metric("P(keep)", f"{rr.keep_probability:.3f}", help=f"e^ε/(e^ε + C − 1) with C = {classes}: the probability "
                                                               "a label is kept. Each other class gets "
                                                               f"{rr.other_probability:.3f}.")
-top[2].metric("binary flip p", f"{RandomisedResponse(2, epsilon).flip_probability:.3f}",
-              help="1/(1 + e^ε): the flip probability of two-class randomised response (the paper's p).")
+top[2].metric("P(flip)", f"{rr.flip_probability:.3f}",
+              help=f"(C − 1)/(e^ε + C − 1) with C = {classes}: the probability a label is replaced by another class "
+                   "(1 − P(keep)); with C = 2 it is the paper's binary flip probability p = 1/(1 + e^ε).")
 top[3].metric("given-label accuracy", f"{run['given']:.3f}",
               help=f"The fraction of given labels that are right in the run below ({run['flipped']} of {run['n']} "
                    f"flipped); its expectation is P(keep). A diagnostic computed with the clean labels.")

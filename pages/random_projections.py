@@ -11,7 +11,7 @@ from privlib.projections import sweep as rp_sweep
 from privlib.projections.datasets import DATASET_LABELS, FIXED_DIMENSIONS, load_dataset_at
 from privlib.projections.mechanisms import MECHANISMS
 from privlib.projections.projection import make_projection
-from privlib.projections.quantities import n_plus
+from privlib.projections.quantities import n_plus, optimal_k
 
 #: The ε grid of the curves; an ε of the slider off this grid is swept alone and merged in.
 EPSILONS = rp_sweep.DEFAULT_EPSILONS
@@ -30,14 +30,15 @@ IDP_NAMES = rp_sweep.IDP_MECHANISMS
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def cached_sweep(names, dataset, p, epsilons, k, t, repeats, seed, delta, beta, m, projection, s):
-    """The sweep of the mechanisms ``names`` over ``epsilons`` (the grid: moving ε reruns nothing)."""
+def cached_sweep(names, dataset, p, epsilons, k, t, repeats, seed, delta, beta, m, projection, s, R):
+    """The sweep of the mechanisms ``names`` over ``epsilons`` (the grid: moving ε reruns nothing),
+    retrieving R neighbours against each query's top `rp_sweep.TRUE_NEIGHBOURS`."""
     what = "the individual-DP mechanisms" if set(names) <= set(IDP_NAMES) else f"{len(names)} mechanisms"
     return ui.with_progress_bar(f"Sweeping {what} over {len(epsilons)} values of ε × {repeats} repetitions:",
                                 lambda progress: rp_sweep.sweep(
                                     load_dataset_at(dataset, p), list(names), epsilons, repeats=repeats, seed=seed,
                                     progress=progress, k=k, t=t, delta=delta, beta=beta, m=m,
-                                    projection=projection, s=s))
+                                    projection=projection, s=s, R=R, true=rp_sweep.TRUE_NEIGHBOURS))
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -108,8 +109,8 @@ st.markdown(
     "with Random Projections and Sign Random Projections*). The projection W is public; the noise and "
     "the flips are fresh for every vector. Each vector gets its own guarantee: one coordinate may "
     "change by at most β (β-adjacency). Below, every mechanism is used for **similarity search**: "
-    "how many of each query's R true nearest neighbours are still found among the R nearest "
-    "released vectors (precision@R, R = 50)."
+    "how many of each query's 50 true nearest neighbours are still found among the R nearest "
+    "released vectors (precision@R; R = 50 unless you change it below)."
 )
 
 top = st.columns([3, 2], vertical_alignment="bottom")
@@ -151,6 +152,10 @@ with st.expander("Data, projection and repetitions", expanded=False):
     beta = float(c[3].number_input("β (adjacency)", min_value=0.05, max_value=2.0, value=1.0, step=0.05,
                                    key="rp_beta", help="One coordinate may change by at most β (the data is in "
                                                        "[0, 1]: β = 1 protects a whole pixel)."))
+    R = int(st.select_slider("R (neighbours retrieved)", options=[10, 20, 50, 100], value=rp_sweep.TRUE_NEIGHBOURS,
+                             key="rp_R", help=f"Each query's top {rp_sweep.TRUE_NEIGHBOURS} by cosine are its true "
+                                              "neighbours; R are retrieved. precision@R = true among them / R; the "
+                                              f"paper's recall@R = true among them / {rp_sweep.TRUE_NEIGHBOURS}."))
 
 chosen = st.multiselect("Mechanisms", list(DP_NAMES), default=list(DP_NAMES), key="rp_mechanisms",
                         format_func=lambda n: MECHANISMS[n].label,
@@ -167,7 +172,7 @@ if not groups:
 
 try:
     data = load_dataset_at(dataset, p_value)
-    settings = (int(k), int(t), REPEATS, seed, float(delta), beta, m, projection, s)
+    settings = (int(k), int(t), REPEATS, seed, float(delta), beta, m, projection, s, R)
     sweeps = []
     for group in groups:
         parts = [cached_sweep(group, dataset, p_value, EPSILONS, *settings)]
@@ -186,10 +191,15 @@ st.plotly_chart(figures.precision_vs_epsilon(result, chosen_epsilon=epsilon,
                                                    "repetitions"), key="rp_precision")
 st.caption(
     f"{data.n_db:,} database vectors and {result.settings['n_queries']:,} queries (p = {data.p}); each repetition "
-    f"draws a new public projection. Chance = R/n = {result.settings['R']}/{data.n_db:,} = "
+    f"draws a new public projection. Chance = {result.settings['true']}/{data.n_db:,} (true neighbours per query / database vectors) = "
     f"{result.reference[rp_sweep.CHANCE]:.3f}. Dashed: the non-private random projection (RP, cosine) and its signs "
     "(SignRP, Hamming distance) — the best any mechanism of this k can do."
 )
+if R != rp_sweep.TRUE_NEIGHBOURS:
+    recalls = rp_sweep.recall_at(result, epsilon)
+    st.caption(f"recall@{R} out of each query's top {rp_sweep.TRUE_NEIGHBOURS} at ε = {epsilon:g} (precision@{R} × "
+               f"{R}/{rp_sweep.TRUE_NEIGHBOURS}; chance {R}/{data.n_db:,}): "
+               + ", ".join(f"{result.labels[name]} {value:.3f}" for name, value in recalls.items()) + ".")
 st.markdown(
     "**Why projecting first needs less noise.** Changing one coordinate by β moves the k projected values by at "
     "most Δ₂ ≈ β in total, so each projected value needs about as much noise as one raw coordinate — but there "
@@ -268,6 +278,16 @@ st.plotly_chart(cached_angle_chart(int(k), float(count), int(t), seed), key="rp_
 st.caption("The lines are √(V_RR/k) for a pair of vectors at angle θ = π/3; the crosses (± 2 SE) are the spread "
            "of the angle actually estimated from randomised-response bits at ε′ = ε/t per bit, over "
            f"{ANGLE_CHECK_DRAWS} simulated draws (new Gaussian W and new coins each).")
+if m >= beta:
+    best = optimal_k(ANGLE_THETA, epsilon, data.p, m, float(delta), beta)
+    st.caption(f"**How many bits k (§4.1.2), a trend only.** For DP-SignRP-RR at ε = {epsilon:g} (θ = π/3, p = "
+               f"{data.p}, m = {m:g}, β = {beta:g}), the variance V_RR(θ, ε/N₊)/k is smallest at k = {best.exact}. "
+               f"The paper's k* = εθ(π−θ)/F gives {best.paper:.0f}, but it does not follow from its own expansion: "
+               f"the two leading terms give ε√(θ(π−θ)/2)/(πF) = {best.two_term:.0f}, and eq. 27's log(1/δ) slack "
+               "makes the exact minimiser smaller still. All grow like ε/F.")
+else:
+    st.caption("**How many bits k (§4.1.2).** The k that minimises the angle variance of DP-SignRP-RR depends on the "
+               "public norm bound m: set m ≥ β above to see it.")
 
 st.download_button("Sweep results (JSON)", json.dumps(rp_sweep.report_dict(result), indent=2),
                    file_name="random-projections-sweep.json", mime="application/json", key="rp_download")

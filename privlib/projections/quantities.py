@@ -53,14 +53,24 @@ def _integrate(f, points) -> float:
     return total
 
 
+#: Below this r, P₊ is computed as r·√(2/π)·E[maxᵢ|Xᵢ|] (erf(x) = 2x/√π·(1 − x²/3 + …): relative
+#: error below r² = 1e-16), so that tiny r never feeds subnormal numbers to the integrator.
+SMALL_R = 1e-8
+
+
 def _p_plus_scalar(r: float, p: int) -> float:
     if r == 0.0:
         return 0.0
     norm = 1.0 / math.sqrt(2.0 * math.pi)
+    small = r < SMALL_R
 
     def integrand(t):
         power = 0.0 if p == 1 else (p - 1) * math.log1p(-math.erfc(t / SQRT2))
-        return 2.0 * p * math.exp(power - 0.5 * t * t) * norm * math.erf(r * t / SQRT2)
+        factor = t * math.sqrt(2.0 / math.pi) if small else math.erf(r * t / SQRT2)
+        return 2.0 * p * math.exp(power - 0.5 * t * t) * norm * factor
+
+    if small:
+        return r * _integrate(integrand, _breakpoints(p))
 
     return _integrate(integrand, _breakpoints(p))
 
@@ -87,6 +97,13 @@ def _p_plus_check_scalar(r: float, p: int) -> float:
     if r == 0.0:
         return 0.0
     norm = 1.0 / math.sqrt(2.0 * math.pi)
+    if r < SMALL_R:
+        # s = r·u: P₊ = r·∫2φ(ru)(1 − [2Φ(u) − 1]^p) du → r·√(2/π)·∫(1 − [2Φ(u) − 1]^p) du, the
+        # tail-sum route to E[M] (the first route integrates M's density against t)
+        def tail(u):
+            return -math.expm1(p * math.log1p(-math.erfc(u / SQRT2)))
+
+        return r * math.sqrt(2.0 / math.pi) * _integrate(tail, _breakpoints(p))
 
     def integrand(s):
         power = p * math.log1p(-math.erfc(s / (r * SQRT2)))
@@ -466,6 +483,51 @@ def v_rr(theta, eps_per_bit):
         raise ValueError("eps_per_bit must be greater than 0: at 0 the bits carry no information (infinite variance).")
     inv = inverse_sinh_squared_half(eps)
     return _scalar_or_array(theta * (math.pi - theta) + math.pi**2 * (inv / 2.0 + inv**2 / 4.0))
+
+
+class OptimalK(NamedTuple):
+    """The number of projections k that minimises the variance of θ̂_RR under DP-SignRP-RR (§4.1.2):
+    ``exact`` (the minimiser over whole k of V_RR(θ, ε/N₊(k))/k, N₊ of eq. 27), ``two_term`` (the
+    approximation ε√(θ(π−θ)/2)/(πF)) and ``paper`` (§4.1.2's printed εθ(π−θ)/F, which we think is
+    garbled)."""
+
+    exact: int
+    two_term: float
+    paper: float
+
+
+def optimal_k(theta, epsilon, p, m, delta, beta=1.0) -> OptimalK:
+    """k* of §4.1.2: the k minimising Var(θ̂_RR) = V_RR(θ, ε′)/k (Thm 4.6) when DP-SignRP-RR
+    (Alg 6) spends ε′ = ε/N₊(k) per bit, N₊(k) = min{Fk + ½[ℓ + √(ℓ² + 8Fkℓ)], k} (eq. 27),
+    ℓ = log(1/δ), F = P₊(β/m, p).
+
+    A trend, with a caveat: the paper's closed form εθ(π−θ)/F does not follow from its own
+    expansion — with e^x − 1 ≈ x the cubic term is 4π²F⁴k³/ε⁴ (not 8π²), and the two leading
+    terms give k* ≈ ε√(θ(π−θ)/2)/(πF); eq. 27's log(1/δ) slack makes the exact minimiser smaller
+    still. All three grow like ε/F: more budget or a smaller at-risk rate allows more bits.
+    Example (θ = π/3, p = 1024, m = 10, δ = 1e-6, β = 1, ε = 100): exact 50, two-term 124, paper 815.
+    The exact k is searched over 1 … max(4 × two-term, 16) (the variance falls, then rises).
+    """
+    theta = check_range(theta, "theta (the angle between u and v)", low=0.0, high=math.pi,
+                        low_inclusive=False, high_inclusive=False)
+    epsilon = check_epsilon(epsilon)
+    p = _check_p(p)
+    delta = check_delta(delta)
+    beta = _check_beta(beta)
+    m = check_range(m, "m (the public lower bound on the norm of every vector)", low=beta)
+    F = p_plus(beta / m, p)
+    spread = theta * (math.pi - theta)
+    two_term = epsilon * math.sqrt(spread / 2.0) / (math.pi * F)
+    paper = epsilon * spread / F
+    largest = max(4.0 * two_term, 16.0)
+    if not largest <= 1e7:
+        raise ValueError(f"k* would be about {two_term:.3g} here, too many projections to search: use a smaller "
+                         "epsilon or a smaller m (a larger at-risk rate F).")
+    ks = np.arange(1, int(largest) + 1, dtype=np.float64)
+    ell = math.log(1.0 / delta)
+    at_risk = np.minimum(F * ks + 0.5 * (ell + np.sqrt(ell * ell + 8.0 * F * ks * ell)), ks)
+    variance = v_rr(theta, epsilon / at_risk) / ks
+    return OptimalK(exact=int(ks[int(np.argmin(variance))]), two_term=float(two_term), paper=float(paper))
 
 
 def expected_empty_bins(p, k, nonzeros):

@@ -32,7 +32,7 @@ import numpy as np
 from privlib.core.randomised_response import binary_flip_probability
 from privlib.core.sweep import Progress, SweepResult, child_rng, child_seed_sequence, empty_values
 from privlib.core.threads import single_threaded_blas
-from privlib.core.validation import check_delta, check_epsilons, check_positive_int, check_range, check_seed
+from privlib.core.validation import check_delta, check_epsilons, check_positive_int, check_range, check_seed, shown
 from privlib.projections.datasets import Dataset, load_dataset
 from privlib.projections.estimators import true_neighbours
 from privlib.projections.mechanisms import MECHANISMS, ProjectionMechanism, signs_with_coins
@@ -96,7 +96,7 @@ def resolve_mechanisms(mechanisms) -> tuple[type[ProjectionMechanism], ...]:
             found = []
             for name in groups.get(item, (item,)):
                 if name not in MECHANISMS:
-                    raise ValueError(f"Unknown mechanism {name!r}: choose among {', '.join(MECHANISMS)} "
+                    raise ValueError(f"Unknown mechanism {shown(name)}: choose among {', '.join(MECHANISMS)} "
                                      "(or dp, idp, all).")
                 found.append(MECHANISMS[name])
         classes.extend(cls for cls in found if cls not in classes)
@@ -215,11 +215,12 @@ class RetrievalTask:
         return retrieval_precision(self.truth, released[: self.n_db], released[self.n_db:], self.R, metric)
 
 
-def retrieval_task(data: Dataset, R: int, queries: int | None = None) -> RetrievalTask:
-    """The task on ``data`` with ``queries`` queries spread over the query set (`query_subset`)."""
+def retrieval_task(data: Dataset, R: int, queries: int | None = None, true: int | None = None) -> RetrievalTask:
+    """The task on ``data`` with ``queries`` queries spread over the query set (`query_subset`);
+    ``true``: the number of true neighbours per query (each query's top ``true``; default R)."""
     Q = data.Q[query_subset(data.n_queries, queries)]
     return RetrievalTask(rows=np.concatenate([data.X, Q], axis=0), n_db=data.n_db,
-                         truth=true_neighbours(data.X, Q, R), R=R)
+                         truth=true_neighbours(data.X, Q, R if true is None else true), R=R)
 
 
 def nonprivate_levels(task: RetrievalTask, p: int, k: int, seed: int, rep: int, pool) -> tuple[float, float]:
@@ -290,7 +291,7 @@ def submit_releases(pool, classes, epsilons, task: RetrievalTask, settings: dict
 def sweep(data, mechanisms, epsilons=DEFAULT_EPSILONS, *, repeats: int = 3, seed: int = 0,
           progress: Progress | None = None, k: int = 32, t: int = 1, delta: float = 1e-6, beta: float = 1.0,
           m: float = 0.0, R: int = 50, projection: str = "rademacher", s: float = 3,
-          queries: int | None = None) -> SweepResult:
+          queries: int | None = None, true: int | None = None) -> SweepResult:
     """Retrieval precision@R against ε for each mechanism (§5.1; Figs. 10–13, 15), as a
     `SweepResult` of `METRICS`.
 
@@ -301,7 +302,11 @@ def sweep(data, mechanisms, epsilons=DEFAULT_EPSILONS, *, repeats: int = 3, seed
     public norm bound (DP-SignRP-RR), ``projection`` / ``s`` the projection of DP-RP-G-OPT-B.
     ``repeats`` repetitions, each with a new public projection; ``seed`` makes the whole sweep
     reproducible. ``queries``: use only that many queries, spread evenly over the query set
-    (`query_subset`; default all). ``progress(fraction, message)`` is called as the sweep advances.
+    (`query_subset`; default all). ``true``: how many neighbours count as true, each query's top
+    ``true`` by cosine (default None: its top R, the §5.1 protocol). With ``true`` = T ≠ R, the
+    precision metric is (# true among the R retrieved)/R and recall@R = that count/T = precision·R/T
+    (§5.1's recall@R out of the top 50: T = 50, R = 10, 20, …; `recall_at_R`); chance precision is
+    then T/n_db. ``progress(fraction, message)`` is called as the sweep advances.
 
     ``reference`` holds the non-private levels (`NONPRIVATE_RP`, `NONPRIVATE_SIGNRP`: a Gaussian
     projection of the same k per repetition, ranked by cosine and by the Hamming distance of its
@@ -320,13 +325,15 @@ def sweep(data, mechanisms, epsilons=DEFAULT_EPSILONS, *, repeats: int = 3, seed
     repeats = check_positive_int(repeats, "repeats (the number of repetitions)")
     seed = check_seed(seed)
     R = check_positive_int(R, "R (the number of neighbours retrieved)", maximum=data.n_db)
+    if true is not None:
+        true = check_positive_int(true, "true (the number of true neighbours per query)", maximum=data.n_db)
     m = check_range(m, "m (the public lower bound on the norm of every vector; 0 = none)", low=0.0)
     delta = check_delta(delta)  # one δ for the sweep, checked even when every mechanism is ε-DP
     p = data.p
     settings = dict(k=k, t=t, beta=beta, m=m, p=p, projection=projection, s=s)
     # Validate every mechanism's parameters (and the data) before the long computation.
     prototypes = [build_mechanism(cls, eps_grid[0], delta=delta, seed=seed, **settings) for cls in classes]
-    task = retrieval_task(data, R, queries)
+    task = retrieval_task(data, R, queries, true)
     for proto in prototypes:
         proto.check_data(task.rows)
 
@@ -357,8 +364,10 @@ def sweep(data, mechanisms, epsilons=DEFAULT_EPSILONS, *, repeats: int = 3, seed
         mechanisms=names, epsilons=np.array(eps_grid), metrics=METRICS, values=values, seed=seed,
         labels={cls.name: cls.label for cls in classes},
         reference={NONPRIVATE_RP: float(np.mean(nonprivate["rp"])),
-                   NONPRIVATE_SIGNRP: float(np.mean(nonprivate["signrp"])), CHANCE: R / data.n_db},
+                   NONPRIVATE_SIGNRP: float(np.mean(nonprivate["signrp"])),
+                   CHANCE: (R if true is None else true) / data.n_db},
         settings={"dataset": data.name, "p": p, "k": k, "n_db": data.n_db, "n_queries": task.n_queries, "R": R,
+                  "true": true,
                   "delta": delta, "beta": float(prototypes[0].beta), "m": m, "t": t,
                   "projection": projection, "s": s,
                   "mechanisms": [{"name": cls.name, "label": cls.label, "output": cls.output, "is_dp": bool(cls.is_dp)}
@@ -414,6 +423,29 @@ def table_rows(result: SweepResult, epsilon: float) -> list[dict]:
     return rows
 
 
+def recall_from_precision(precision: float, R: int, true: int) -> float:
+    """recall@R = (# true neighbours among the R retrieved)/T = precision@R·R/T, for T = ``true``
+    true neighbours per query (§5.1 reports recall@R out of the top 50: T = 50)."""
+    return precision * R / true
+
+
+#: The true neighbours of the paper's recall@R (§5.1): each query's top 50 by cosine.
+TRUE_NEIGHBOURS = 50
+
+
+def recall_at(result: SweepResult, epsilon: float) -> dict[str, float]:
+    """{mechanism: recall@R at ``epsilon``} (mean over the repetitions) of a sweep run with
+    ``true`` = T: the share of each query's top T found among the R retrieved, precision@R·R/T
+    (`recall_from_precision`). ValueError for a sweep whose true neighbours are its top R (then
+    recall = precision)."""
+    true = result.settings.get("true")
+    if true is None:
+        raise ValueError("This sweep counts each query's top R as true (recall = precision): run it with true=T.")
+    e = epsilon_index(result, epsilon)
+    return {name: recall_from_precision(float(result.mean(name, "precision")[e]), result.settings["R"], true)
+            for name in result.mechanisms}
+
+
 def report_dict(result: SweepResult) -> dict:
     """The ``rp-sweep`` JSON: {dataset, p, k, n_db, n_queries, R, chance, reps, seed, delta, beta,
     m, t, projection, epsilons, nonprivate: {rp, signrp}, mechanisms: [...], results: [{mechanism,
@@ -423,6 +455,7 @@ def report_dict(result: SweepResult) -> dict:
     sample SD, None with one repetition)."""
     st = result.settings
     key = f"precision_at_{st['R']}"
+    true = st.get("true")  # None: the true neighbours are each query's top R (the default output)
     results, details = [], []
     for name in result.mechanisms:
         for e, eps in enumerate(result.epsilons):
@@ -432,12 +465,15 @@ def report_dict(result: SweepResult) -> dict:
             results.append({"mechanism": name, "guarantee": result.guarantees[name][e], "epsilon": float(eps),
                             key: float(per_rep.mean()),
                             "sd": float(per_rep.std(ddof=1)) if per_rep.size > 1 else None})
+            if true is not None:
+                results[-1][f"recall_at_{st['R']}"] = recall_from_precision(float(per_rep.mean()), st["R"], true)
             details.append({"mechanism": name, "epsilon": float(eps), "sigma": first["sigma"],
                             "epsilon_per_bit": first["epsilon_per_bit"], "laplace_scale": first["laplace_scale"],
                             "delta2": first["delta2"],
                             "expected_flipped_bits": None if np.isnan(flips).all() else float(np.mean(flips)),
                             "bits_per_vector": int(first["bits_per_vector"]),
                             "per_rep": [float(v) for v in per_rep]})
+    extra = {} if true is None else {"true": true, "chance_recall": st["R"] / st["n_db"]}
     return {
         "dataset": st["dataset"], "p": st["p"], "k": st["k"], "n_db": st["n_db"], "n_queries": st["n_queries"],
         "R": st["R"], "chance": result.reference[CHANCE], "reps": result.repeats, "seed": result.seed,
@@ -447,6 +483,7 @@ def report_dict(result: SweepResult) -> dict:
         "mechanisms": [dict(info) for info in st["mechanisms"]],
         "results": results,
         "details": details,
+        **extra,
     }
 
 

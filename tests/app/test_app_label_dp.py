@@ -83,7 +83,7 @@ def test_default_view_renders_every_chart_and_the_privacy_meter(page, counted):
     assert any("entrenches its mistakes" in w.value for w in page.warning)
     assert len(counted) == 1 + 6  # the sweep, and one per separation of the heat map
     metrics = {m.label: m.value for m in page.metric}
-    assert metrics["P(keep)"] == "0.600" and metrics["binary flip p"] == "0.400"  # ε = ln 1.5, C = 2
+    assert metrics["P(keep)"] == "0.600" and metrics["P(flip)"] == "0.400"  # ε = ln 1.5, C = 2: (C − 1)/(e^ε + C − 1)
 
 
 def test_moving_epsilon_reruns_no_sweep(page, counted):

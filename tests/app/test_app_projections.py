@@ -137,3 +137,31 @@ def test_synthetic_dataset_shows_the_p_control_and_renders(page, counted):
     _ok(page)
     assert "rp_p" not in [s.key for s in page.select_slider]
     assert any("p = 64 (fixed by the data)" in c.value for c in page.caption)
+
+
+def test_R_control_offers_the_papers_recall_out_of_the_top_50(page, counted):
+    """R retrieved against each query's top 50: precision@R on the chart, the paper's recall@R beside it."""
+    page.selectbox(key="rp_dataset").set_value("digits").run()
+    page.multiselect(key="rp_mechanisms").set_value(["dp-oporp"]).run()
+    assert page.select_slider(key="rp_R").value == 50
+    assert not any("recall@" in c.value for c in page.caption)  # at R = 50 recall is precision
+    page.select_slider(key="rp_R").set_value(10).run()
+    _ok(page)
+    assert "precision@10" in _text(page.get("plotly_chart")[0])
+    recall = next(c.value for c in page.caption if "recall@10 out of each query's top 50" in c.value)
+    assert "DP-OPORP" in recall and "chance 10/1,597" in recall
+    assert any("Chance = 50/1,597" in c.value for c in page.caption)
+    page.select_slider(key="rp_R").set_value(50).run()
+    _ok(page)
+
+
+def test_optimal_k_is_shown_as_a_trend_once_a_norm_bound_is_set(page, counted):
+    page.selectbox(key="rp_dataset").set_value("digits").run()
+    page.multiselect(key="rp_mechanisms").set_value(["dp-oporp"]).run()
+    page.number_input(key="rp_m").set_value(0.0).run()
+    assert any("set m ≥ β above to see it" in c.value for c in page.caption)
+    page.number_input(key="rp_m").set_value(10.0).run()
+    _ok(page)
+    text = next(c.value for c in page.caption if "How many bits k (§4.1.2), a trend only" in c.value)
+    assert "p = 64, m = 10" in text and "is smallest at k = " in text and "does not follow" in text
+    page.number_input(key="rp_m").set_value(0.0).run()

@@ -6,9 +6,12 @@ code 2 on bad input."""
 import math
 
 import pytest
+from cli_fuzz import EDGE_VALUES, assert_kept_promise, option_values
 from cli_run import run_cli
+from hypothesis import HealthCheck, given, settings
 
 from privlib.cli import EXIT_USAGE
+from privlib.cli import common
 from privlib.cli import label_dp as ldp_commands
 
 LN_1_5 = repr(math.log(1.5))
@@ -251,3 +254,91 @@ def test_bad_input_exits_2_with_one_line(argv, fragment):
     assert result.out == ""
     lines = result.err.strip().splitlines()
     assert len(lines) == 1 and fragment in lines[0], result.err
+
+
+# ---------------------------------------------------------------------------------------------
+# Property-based: any value of any option keeps the promise (issue 22)
+
+
+#: Each command's valid, small options (a run takes milliseconds), and the numeric and text options
+#: a fuzzed value replaces, one at a time (all of them when none are named).
+FUZZ_COMMANDS = {
+    "rr": (("--classes", "3", "--epsilon", "1"), ()),
+    "rr-prior": (("--prior", "0.5,0.3,0.2", "--epsilon", "1"), ()),
+    "retrain": (("--dataset", "fig1", "--model", "centroid", "--randomiser", "rr", "--epsilon", "1",
+                 "--delta-sep", "0.5", "--n", "40", "--d", "5", "--repeats", "1", "--seed", "0"), ()),
+    "retrain grid": (("--dataset", "twopoint", "--epsilons", "1,2", "--n", "40", "--d", "5", "--repeats", "1"),
+                     ("--epsilons",)),
+    "retrain digits": (("--dataset", "digits", "--model", "centroid", "--classes", "3", "--epsilon", "1",
+                        "--repeats", "1"), ("--classes",)),
+    "retrain-theory": (("--n", "300", "--d", "50", "--mu", "0.3", "--gamma", "0.1", "--p", "0.1", "--cos", "0.5"), ()),
+    "retrain-theory epsilon": (("--n", "300", "--d", "50", "--mu", "0.3", "--gamma", "0.1", "--epsilon", "1",
+                                "--cos", "0.5"), ("--epsilon",)),
+}
+def fuzz_cases():
+    for name, (base, only) in FUZZ_COMMANDS.items():
+        for option in only or tuple(base[0::2]):
+            yield pytest.param(name, option, id=f"{name}{option}")
+
+
+def fuzzed_command_line(name: str, option: str, value: str) -> list[str]:
+    """The command's small valid options with ``option`` set to ``value`` (as --option=value, so a
+    value starting with '-' is a value, not an option)."""
+    base = FUZZ_COMMANDS[name][0]
+    return [name.split()[0]] + [f"{flag}={value if flag == option else given}"
+                                for flag, given in zip(base[0::2], base[1::2])]
+
+
+@pytest.mark.parametrize("name, option", list(fuzz_cases()))
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(value=option_values())
+def test_any_option_value_keeps_the_promise(name, option, value):
+    """exit 0 with strict JSON, or exit 2 with one short line: never a traceback, a warning, a
+    NaN/Infinity or a message repeating a long value."""
+    assert_kept_promise(run_cli(*fuzzed_command_line(name, option, value), "--json"))
+
+
+def edge_cases():
+    """Every (command, option) with every value that broke a command before (`EDGE_VALUES`),
+    deterministically: random draws may miss the one 10,000-character or 401-digit value."""
+    for case in fuzz_cases():
+        name, option = case.values
+        for value in EDGE_VALUES:
+            yield pytest.param(name, option, value, id=f"{name}{option}={value[:12]}")
+
+
+@pytest.mark.parametrize("name, option, value", list(edge_cases()))
+def test_edge_values_keep_the_promise(name, option, value):
+    assert_kept_promise(run_cli(*fuzzed_command_line(name, option, value), "--json"))
+
+
+# ---------------------------------------------------------------------------------------------
+# Extremes that gave silent wrong numbers, tracebacks or MemoryError before (issue 22)
+
+def test_rr_prior_normalises_a_prior_near_the_float64_maximum():
+    # the sum overflowed: keep probability 1.0 instead of e/(e + 1) for a uniform prior of 2 classes
+    r = run_json("rr-prior", "--prior", "1e308,1e308", "--epsilon", "1")
+    assert r["prior"] == [0.5, 0.5] and r["k_star"] == 2
+    assert r["keep_probability"] == pytest.approx(math.e / (math.e + 1), rel=1e-12)
+
+
+def test_a_class_count_beyond_float64_is_refused_in_one_line():
+    r = run_cli("rr", "--classes", "9" * 401, "--epsilon", "1")
+    assert r.code == EXIT_USAGE and len(r.err.splitlines()) == 1 and len(r.err) < 300 and "Traceback" not in r.err
+
+
+@pytest.mark.parametrize("argv, words", [
+    (("retrain-theory", "--n", "300", "--d", "50", "--mu", "1e300", "--gamma", "0.1", "--p", "0.1"), "--mu"),
+    (("retrain-theory", "--n", "300", "--d", "50", "--mu", "0.3", "--gamma", "1e300", "--p", "0.1"), "--gamma"),
+    (("retrain", "--dataset", "fig1", "--delta-sep", "1e300", "--epsilon", "1", "--repeats", "1"), "delta_sep"),
+])
+def test_overflowing_parameters_are_refused(argv, words):
+    r = run_cli(*argv)
+    assert r.code == EXIT_USAGE and words in r.err and not r.warnings and "Traceback" not in r.err
+
+
+def test_retrain_refuses_data_that_does_not_fit_in_memory():
+    # n = 10^6, d = 10^4: 160 GB of features (MemoryError before); 1 GiB available here
+    r = run_cli("retrain", "--dataset", "fig1", "--n", str(10**6), "--d", str(10**4), "--epsilon", "1",
+                "--allow-long", env={common.MEMORY_VARIABLE: str(2**30)})
+    assert r.code == EXIT_USAGE and "GiB of memory" in r.err and "--n or --d" in r.err

@@ -5,9 +5,12 @@ exit code 2 on bad input."""
 import argparse
 
 import pytest
+from cli_fuzz import EDGE_VALUES, assert_kept_promise, option_values
 from cli_run import run_cli
+from hypothesis import HealthCheck, given, settings
 
 from privlib.cli import EXIT_USAGE
+from privlib.cli import common
 from privlib.cli import projections as rp_commands
 from privlib.cli.common import LONG_WORK_VARIABLE
 from privlib.projections.projection import make_projection
@@ -203,3 +206,141 @@ def test_bad_input_exits_2_with_one_line(argv):
     assert r.out == ""
     lines = r.err.strip().splitlines()
     assert len(lines) == 1 and "error" in lines[0], r.err
+
+
+# ---------------------------------------------------------------------------------------------
+# Property-based: any value of any option keeps the promise (issue 22)
+
+
+#: Each command's valid, small options (a run takes milliseconds; rp-sweep well under a second), and
+#: the numeric and text options a fuzzed value replaces, one at a time.
+FUZZ_COMMANDS = {
+    "rp-sigma": (("--epsilon", "1", "--delta", "1e-6", "--sensitivity", "1", "--method", "optimal"), ()),
+    "rp-sigma analytic": (("--epsilon", "1", "--delta", "1e-6", "--method", "analytic", "--p", "16", "--k", "4"),
+                          ("--p", "--k")),
+    "rp-pplus": (("--r", "0.1", "--p", "16"), ()),
+    "rp-nplus": (("--p", "16", "--k", "4", "--delta", "1e-6", "--m", "10", "--beta", "1", "--epsilon", "1"), ()),
+    "rp-variance": (("--sigma", "1", "--p", "16", "--k", "4"), ()),
+    "rp-sensitivity": (("--projection", "sparse", "--p", "16", "--k", "4", "--s", "3", "--seed", "0", "--beta", "1",
+                        "--delta", "1e-6"), ()),
+    "rp-sweep": (("--dataset", "digits", "--mechanisms", "dp-oporp", "--epsilons", "1", "--k", "8", "--t", "1",
+                  "--repeats", "1", "--seed", "0", "--delta", "1e-6", "--beta", "1", "--m", "0",
+                  "--projection", "rademacher", "--queries", "10", "--R", "10", "--true", "10"), ()),
+}
+def fuzz_cases():
+    for name, (base, only) in FUZZ_COMMANDS.items():
+        options = only or tuple(base[0::2])
+        for option in options:
+            yield pytest.param(name, option, id=f"{name}{option}")
+
+
+def fuzzed_command_line(name: str, option: str, value: str) -> list[str]:
+    """The command's small valid options with ``option`` set to ``value`` (as --option=value, so a
+    value starting with '-' is a value, not an option)."""
+    base = FUZZ_COMMANDS[name][0]
+    argv = [name.split()[0]]
+    for flag, given_value in zip(base[0::2], base[1::2]):
+        argv.append(f"{flag}={value}" if flag == option else f"{flag}={given_value}")
+    return argv
+
+
+@pytest.mark.parametrize("name, option", list(fuzz_cases()))
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(value=option_values())
+def test_any_option_value_keeps_the_promise(name, option, value):
+    """exit 0 with strict JSON, or exit 2 with one short line: never a traceback, a warning, a
+    NaN/Infinity or a message repeating a long value."""
+    assert_kept_promise(run_cli(*fuzzed_command_line(name, option, value), "--json"))
+
+
+def edge_cases():
+    """Every (command, option) with every value that broke a command before (`EDGE_VALUES`),
+    deterministically: random draws may miss the one 10,000-character or 401-digit value."""
+    for case in fuzz_cases():
+        name, option = case.values
+        for value in EDGE_VALUES:
+            yield pytest.param(name, option, value, id=f"{name}{option}={value[:12]}")
+
+
+@pytest.mark.parametrize("name, option, value", list(edge_cases()))
+def test_edge_values_keep_the_promise(name, option, value):
+    assert_kept_promise(run_cli(*fuzzed_command_line(name, option, value), "--json"))
+
+
+# ---------------------------------------------------------------------------------------------
+# Extremes that gave silent wrong numbers, warnings or MemoryError before (issue 22)
+
+def test_rp_sigma_refuses_an_epsilon_eq14_cannot_resolve():
+    # at epsilon = 1e20 eq. 14 read 1.0 at sigma*: "delta_achieved": 1.0 was reported as valid
+    for eps in ("1e20", "1e308"):
+        for method in rp_commands.SIGMA_METHODS[:3]:
+            r = run_cli("rp-sigma", "--epsilon", eps, "--delta", "1e-6", "--method", method, "--json")
+            assert r.code == EXIT_USAGE and len(r.err.splitlines()) == 1 and not r.warnings, r.err
+            assert "epsilon" in r.err and "delta_achieved" not in r.out
+    r = run_json(None, "rp-sigma", "--epsilon", "1e6", "--delta", "1e-6")
+    assert r["delta_achieved"] == pytest.approx(1e-6, rel=1e-6)
+
+
+def test_rp_sigma_refuses_a_sigma_float64_cannot_hold():
+    r = run_cli("rp-sigma", "--epsilon", "1", "--delta", "1e-6", "--sensitivity", "5e-324", "--json")
+    assert r.code == EXIT_USAGE and "full precision" in r.err
+
+
+def test_rp_variance_refuses_an_overflowing_sigma():
+    r = run_cli("rp-variance", "--sigma", "1e308", "--p", "100", "--k", "32", "--json")
+    assert r.code == EXIT_USAGE and "overflow" in r.err and not r.warnings and len(r.err.splitlines()) == 1
+    assert run_json(None, "rp-variance", "--sigma", "1e30", "--p", "100", "--k", "32")["R"] == pytest.approx(100 / 32)
+
+
+def test_rp_pplus_at_a_tiny_r_is_linear_in_r_by_both_routes():
+    # r = 1e-308 fed subnormal numbers to the integrator (IntegrationWarning); P+ = r*sqrt(2/pi)*E[M]
+    tiny = run_json(None, "rp-pplus", "--r", "1e-300", "--p", "16")
+    small = run_json(None, "rp-pplus", "--r", "1e-9", "--p", "16")
+    assert tiny["p_plus"] == pytest.approx(small["p_plus"] * 1e-291, rel=1e-12)
+    assert tiny["p_plus_check"] == pytest.approx(tiny["p_plus"], rel=1e-9)
+    assert not run_cli("rp-pplus", "--r", "1e-308", "--p", "16", "--json").warnings
+
+
+@pytest.mark.parametrize("argv, reduce", [
+    (("rp-variance", "--sigma", "1", "--p", str(10**9), "--k", "4"), "--p"),
+    (("rp-sensitivity", "--projection", "gaussian", "--p", str(10**5), "--k", str(10**5), "--seed", "0"), "--p or --k"),
+    (("rp-sweep", "--dataset", "digits", "--mechanisms", "dp-oporp", "--epsilons", "1", "--k", str(10**9),
+      "--repeats", "1", "--allow-long"), "--k or --queries"),
+])
+def test_work_that_does_not_fit_in_memory_is_refused_before_it_starts(argv, reduce):
+    # 1 GiB available: each needs more (rp-variance 16 GB, rp-sensitivity 160 GB, rp-sweep ~100 TB);
+    # --allow-long lifts the time limit only
+    r = run_cli(*argv, "--json", env={common.MEMORY_VARIABLE: str(2**30)})
+    assert r.code == EXIT_USAGE and "GiB of memory" in r.err and reduce in r.err, r.err
+
+
+def test_the_memory_available_is_read_from_the_machine():
+    assert 0 < common.available_memory() < float("inf")
+
+
+@pytest.mark.parametrize("command", ["rp-sigma", "rp-nplus"])
+def test_required_delta_has_no_default_in_help(command):
+    text = run_cli(command, "--help").out
+    delta_help = text[text.index("  --delta DELTA"):].split("\n  --")[0]  # the option's help, to the next option
+    assert "delta of (epsilon, delta)-DP" in delta_help and "default" not in delta_help
+    assert run_cli(command, "--epsilon", "1", "--p", "16", "--k", "4", "--m", "10").code == EXIT_USAGE  # required
+
+
+def test_rp_sweep_true_sets_the_true_neighbours_and_adds_recall():
+    """--true T: each query's top T count as true, the paper's recall@R out of the top 50 (§5.1)."""
+    base = ("rp-sweep", "--dataset", "digits", "--mechanisms", "dp-oporp", "--epsilons", "5,50", "--k", "16",
+            "--queries", "40", "--repeats", "1", "--R", "10")
+    default = run_json(None, *base)
+    same = run_json(None, *base, "--true", "10")
+    assert [r["precision_at_10"] for r in same["results"]] == [r["precision_at_10"] for r in default["results"]]
+    assert "true" not in default and "recall_at_10" not in default["results"][0]  # today's output unchanged
+    # every database row true: all 10 retrieved are true, recall = 10 of 1,597
+    everything = run_json(None, *base, "--true", "1597")
+    for row in everything["results"]:
+        assert row["precision_at_10"] == 1.0 and row["recall_at_10"] == pytest.approx(10 / 1597)
+    assert everything["chance"] == 1.0 and everything["chance_recall"] == pytest.approx(10 / 1597)
+    top50 = run_json(None, *base, "--true", "50")
+    for wide, narrow in zip(top50["results"], default["results"]):
+        assert wide["recall_at_10"] == pytest.approx(wide["precision_at_10"] * 10 / 50)
+        assert wide["precision_at_10"] >= narrow["precision_at_10"]  # the top 10 lie inside the top 50
+    assert "recall@10 out of each query's top 50" in run_cli(*base, "--true", "50").out

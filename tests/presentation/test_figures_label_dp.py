@@ -187,6 +187,7 @@ def test_sweep_to_figures_end_to_end():
     assert np.allclose(band.y[:4], np.clip(result.mean("full") + result.sd("full"), 0, 1))
     assert "over 3 runs" in exact(fig, "full retraining").hovertemplate
     assert "C = 2" in trace(fig, "given-label accuracy").name
+    assert fig.layout.yaxis.title.text == "population accuracy (closed form)"  # not "accuracy (population (…))"
     assert list(trace(fig, "non-private").y) == pytest.approx([np.mean(result.nonprivate)] * 2)
     labels = F.sweep_label_chart(result, chosen_epsilon=1.0)
     assert np.allclose(trace(labels, "consensus fraction").y, result.per_repeat("consensus_fraction").mean(axis=1))

@@ -407,3 +407,26 @@ def test_delta2_quantile_against_simulated_projections(kind, s):
     se = math.sqrt(q * (1 - q) / reps)
     assert below > q - 4 * se
     assert np.mean(realised < quantile) < q + 4 * se
+
+
+def test_optimal_k_reference_values_and_trend():
+    """§4.1.2's k*: the spec's example (θ = π/3, p = 1024, m = 10, δ = 1e-6, ε = 100): exact 50, two-term
+    124, the paper's formula 815; every version grows with ε."""
+    import math
+
+    from privlib.projections.quantities import optimal_k, p_plus, v_rr
+
+    best = optimal_k(math.pi / 3, 100, 1024, 10, 1e-6)
+    assert best.exact == 50 and round(best.two_term) == 124 and round(best.paper) == 815
+    # the exact k is the minimiser: its neighbours have a larger variance (eq. 27 and Thm 4.6 directly)
+    F, ell = p_plus(0.1, 1024), math.log(1e6)
+
+    def variance(k):
+        at_risk = min(F * k + 0.5 * (ell + math.sqrt(ell * ell + 8 * F * k * ell)), k)
+        return v_rr(math.pi / 3, 100 / at_risk) / k
+
+    assert variance(49) > variance(50) < variance(51)
+    exact = [optimal_k(math.pi / 3, eps, 1024, 10, 1e-6).exact for eps in (10, 50, 200, 1000)]
+    assert exact == sorted(exact) and exact[0] < exact[-1]
+    with pytest.raises(ValueError, match="m"):
+        optimal_k(math.pi / 3, 100, 1024, 0.5, 1e-6)  # m below beta: no norm bound to speak of

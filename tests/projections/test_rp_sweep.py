@@ -287,3 +287,17 @@ def test_combining_epsilon_grids_equals_one_sweep_over_their_union(small):
         S.combine_epsilons([parts[0], parts[0]])
     with pytest.raises(ValueError, match="differ: settings"):
         S.combine_epsilons([parts[0], S.sweep("digits", names, (0.5,), repeats=2, seed=3, k=8, t=1)])
+
+
+def test_recall_at_needs_a_sweep_with_its_own_true_neighbours():
+    """recall@R out of the top T (§5.1's "recall@R out of 50") = precision@R · R/T; a sweep whose true
+    neighbours are its top R has no separate recall."""
+    data = load_dataset("digits")
+    plain = S.sweep(data, "dp-oporp", [5.0], repeats=1, k=16, queries=20, R=10)
+    with pytest.raises(ValueError, match="true=T"):
+        S.recall_at(plain, 5.0)
+    wide = S.sweep(data, "dp-oporp", [5.0], repeats=1, k=16, queries=20, R=10, true=50)
+    precision = float(wide.mean("dp-oporp", "precision")[0])
+    assert S.recall_at(wide, 5.0)["dp-oporp"] == pytest.approx(precision * 10 / 50)
+    assert wide.reference[S.CHANCE] == pytest.approx(50 / data.n_db)
+    assert precision >= float(plain.mean("dp-oporp", "precision")[0])  # the top 10 lie inside the top 50

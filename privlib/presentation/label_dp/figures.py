@@ -431,6 +431,17 @@ def sweep_label_series(sweep, randomiser: str | None = None) -> dict:
     return {key: sweep.mean(key, randomiser) for key in LABEL_SERIES}
 
 
+#: The accuracy axis's title for each evaluation kind (`privlib.label_dp.retraining.evaluation_kind`).
+ACCURACY_AXIS_TITLES = {"population (closed form)": "population accuracy (closed form)",
+                        "test set": "test-set accuracy"}
+
+
+def accuracy_axis_title(evaluation: str) -> str:
+    """The y-axis title of accuracy measured as ``evaluation``: "population accuracy (closed form)",
+    "test-set accuracy" (not "accuracy (population (closed form))")."""
+    return ACCURACY_AXIS_TITLES.get(evaluation, f"accuracy, {evaluation}")
+
+
 def sweep_accuracy_chart(sweep, chosen_epsilon: float | None = None, title: str | None = None,
                          randomiser: str | None = None) -> go.Figure:
     """`accuracy_vs_epsilon` of a ``RetrainingSweep``: every mode, the non-private model (mean over
@@ -438,7 +449,7 @@ def sweep_accuracy_chart(sweep, chosen_epsilon: float | None = None, title: str 
     nonprivate = float(np.nanmean(sweep.nonprivate)) if np.any(np.isfinite(sweep.nonprivate)) else None
     return accuracy_vs_epsilon(sweep.epsilons, sweep_curves(sweep, randomiser), sweep.classes, nonprivate=nonprivate,
                                chosen_epsilon=chosen_epsilon, repeats=sweep.repeats, title=title,
-                               y_title=f"accuracy ({sweep.evaluation})")
+                               y_title=accuracy_axis_title(sweep.evaluation))
 
 
 def sweep_label_chart(sweep, chosen_epsilon: float | None = None, title: str | None = None,
