@@ -5,8 +5,9 @@ Each topic module (``privlib.cli.words``, …) declares its commands in a ``COMM
 the parser selected (the parser stores the `Command` itself, so nothing dispatches on its name).
 Adding a topic is one line in `TOPIC_COMMANDS`.
 
-Every command gets ``--json``; bad input exits with code 2 and one line on stderr; progress goes to
-stderr so stdout stays parseable.
+Every command gets ``--json``; bad input exits with code 2 and one line on stderr; Ctrl-C, SIGTERM
+and SIGHUP end a command with one line and exit code 128 + the signal's number, after its cleanup
+(no partial file); progress goes to stderr so stdout stays parseable.
 """
 from __future__ import annotations
 
@@ -19,6 +20,9 @@ from privlib.cli.common import (
     Parser,
     add_json_flag,
     quiet_broken_pipe,
+    refuse_empty_values,
+    stop_on_signals,
+    stopped,
     usage_error,
 )
 
@@ -61,14 +65,18 @@ def build_parser(prog: str = PROG, epilog: str | None = None) -> argparse.Argume
 def main(argv=None, prog: str = PROG, epilog: str | None = None) -> int:
     """Run ``python -m privlib`` with ``argv`` (default: ``sys.argv[1:]``); the exit code.
     ``prog`` and ``epilog``: as in `build_parser`."""
-    args = build_parser(prog, epilog).parse_args(argv)
-    command: Command = args.command
     try:
-        result = command.run(args)
-        with quiet_broken_pipe():
-            command.print_result(args, result)  # strict JSON: a non-finite number is a ValueError
+        args = build_parser(prog, epilog).parse_args(argv)
+        command: Command = args.command
+        refuse_empty_values(args)
+        with stop_on_signals():  # SIGTERM and SIGHUP end the command as Ctrl-C does: cleanup runs
+            result = command.run(args)
+            with quiet_broken_pipe():
+                command.print_result(args, result)  # strict JSON: a non-finite number is a ValueError
     except ValueError as exc:
         return usage_error(exc)
+    except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM, SIGHUP: one line, exit 128 + the signal
+        return stopped(exc)
     return 0
 
 

@@ -12,14 +12,16 @@ import contextlib
 import json
 import math
 import os
+import signal
 import sys
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
-from privlib.core.validation import check_delta, check_epsilon, parse_epsilon_grid
+from privlib.core.validation import check_delta, check_epsilon, parse_epsilon_grid, shown
 
 #: Exit code of bad input (an argument argparse rejects, or a ValueError of a command's run).
 EXIT_USAGE = 2
@@ -30,11 +32,19 @@ DELTA_HELP = "delta of (epsilon, delta)-DP: the probability the epsilon guarante
 JSON_HELP = "print JSON on stdout"
 
 
+#: The longest error message argparse's own errors may print (they quote a wrong value in full).
+MAX_MESSAGE_CHARS = 240
+
+
 class Parser(argparse.ArgumentParser):
-    """argparse with one-line errors (exit code 2), as the rest of the CLI."""
+    """argparse with one-line errors (exit code 2), as the rest of the CLI: line breaks in a quoted
+    value are escaped and a message is cut at `MAX_MESSAGE_CHARS` characters."""
 
     def error(self, message):
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+        line = message.replace("\r", "\\r").replace("\n", "\\n")
+        if len(line) > MAX_MESSAGE_CHARS:
+            line = line[:MAX_MESSAGE_CHARS] + "…"
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {line}\n")
 
 
 @dataclass(frozen=True)
@@ -250,7 +260,7 @@ def parse_epsilon(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"epsilon must be a number, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"epsilon must be a number, got {shown(text)}") from None
     try:
         return check_epsilon(value)
     except ValueError as exc:
@@ -259,13 +269,13 @@ def parse_epsilon(text: str) -> float:
 
 def positive_int(text: str) -> int:
     """argparse ``type`` of a count that must be a whole number >= 1 (e.g. ``--top``)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number >= 1, got {text[:40]!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a whole number >= 1, got {value}")
-    return value
+    return whole_number_at_least(1)(text)
+
+
+def path_text(path) -> str:
+    """A file's name for a message: quoted with its control characters escaped (one line), cut to
+    80 characters (`shown`)."""
+    return shown(str(path), limit=80)
 
 
 def read_text(source: str, hint: str) -> str:
@@ -301,8 +311,8 @@ def add_epsilon_argument(parser: argparse.ArgumentParser, help: str = EPSILON_HE
 
 def add_seed_argument(parser: argparse.ArgumentParser, default: int | None = None,
                       help: str = "random seed (default: fresh OS entropy)") -> None:
-    """``--seed N``; with the default None every run draws fresh OS entropy."""
-    parser.add_argument("--seed", type=int, default=default, help=help)
+    """``--seed N`` (a whole number >= 0); with the default None every run draws fresh OS entropy."""
+    parser.add_argument("--seed", type=whole_number_at_least(0), default=default, help=help)
 
 
 def fresh_seed(seed: int | None) -> int:
@@ -327,7 +337,7 @@ def parse_params(items) -> dict:
     for item in items or []:
         key, sep, value = item.partition("=")
         if not sep:
-            raise ValueError(f"--param takes key=value, got {item!r}.")
+            raise ValueError(f"--param takes key=value, got {shown(item)}.")
         params[key.strip()] = parse_value(value.strip())
     return params
 
@@ -338,7 +348,11 @@ def parse_params(items) -> dict:
 def parse_delta(text: str) -> float:
     """argparse ``type`` of ``--delta``: a number with 0 < δ < 1 (`check_delta`)."""
     try:
-        return check_delta(float(text))
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"delta must be a number, got {shown(text)}") from None
+    try:
+        return check_delta(value)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
@@ -377,3 +391,169 @@ def add_repeats_argument(parser: argparse.ArgumentParser, default: int, help: st
     (``--reps``, ``--trials``, ``--seeds``), kept so that recorded commands still run."""
     parser.add_argument("--repeats", *aliases, dest="repeats", type=positive_int, default=default,
                         help=f"{help} (default {default})")
+
+
+# ---------------------------------------------------------------------------------------------
+# option types: numbers and choices read with a short message (at most 40 characters of the text
+# are repeated); the library checks the ranges
+
+#: The largest whole number an option takes: 2^53, the largest count float64 holds exactly (the
+#: closed forms compute in float64; a 401-digit count would overflow them).
+LARGEST_WHOLE = 2**53
+
+
+def whole_number(text: str) -> int:
+    """argparse ``type`` of a whole-number option: an int of at most `LARGEST_WHOLE` in size."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {shown(text)}") from None
+    if abs(value) > LARGEST_WHOLE:
+        raise argparse.ArgumentTypeError(f"{shown(text)} is too large: at most {LARGEST_WHOLE:,} (2^53)")
+    return value
+
+
+def whole_number_at_least(minimum: int):
+    """argparse ``type`` of a whole-number option of at least ``minimum`` (and at most
+    `LARGEST_WHOLE`), with `whole_number`'s short messages."""
+
+    def parse(text: str) -> int:
+        value = whole_number(text)
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be a whole number >= {minimum}, got {shown(text)}")
+        return value
+
+    parse.__name__ = "whole number"  # what argparse names the type in its messages
+    return parse
+
+
+def real_number(text: str) -> float:
+    """argparse ``type`` of a real-number option: a finite float."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {shown(text)}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {shown(text)}")
+    return value
+
+
+def one_of(names):
+    """argparse ``type`` of an option with ``choices=names``: the text when it is one of them, else
+    a short message (argparse's own repeats the whole text)."""
+    names = tuple(names)
+
+    def parse(text: str) -> str:
+        if text not in names:
+            raise argparse.ArgumentTypeError(f"invalid choice {shown(text)} (choose from {', '.join(names)})")
+        return text
+
+    return parse
+
+
+# ---------------------------------------------------------------------------------------------
+# Memory: a command refuses work whose arrays would not fit, before building them.
+
+#: The environment variable that replaces the memory available (bytes), e.g. for tests.
+MEMORY_VARIABLE = "PRIVLIB_AVAILABLE_MEMORY_BYTES"
+#: The share of the available memory a command may plan to use (the rest: the interpreter,
+#: temporaries the estimate leaves out, other programs).
+MEMORY_SHARE = 0.5
+
+
+def available_memory() -> float:
+    """Bytes of memory available now: `MEMORY_VARIABLE` when set, else MemAvailable of
+    /proc/meminfo, else the physical memory (os.sysconf); inf when none can be read."""
+    text = os.environ.get(MEMORY_VARIABLE, "").strip()
+    if text:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not value >= 0:
+            raise ValueError(f"{MEMORY_VARIABLE} must be a number of bytes >= 0, got {shown(text)}.")
+        return value
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return float(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return float(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):
+        return math.inf
+
+
+def gib(nbytes: float) -> str:
+    return f"{nbytes / 2**30:,.1f} GiB" if nbytes >= 2**30 else f"{nbytes / 2**20:,.0f} MiB"
+
+
+def check_memory(name: str, nbytes: float, reduce: str) -> None:
+    """Refuse (ValueError, so one line and exit 2) work whose arrays need more than `MEMORY_SHARE`
+    of the available memory (`available_memory`); ``--allow-long`` does not lift this."""
+    limit = MEMORY_SHARE * available_memory()
+    if nbytes > limit:
+        raise ValueError(f"{name} would need about {gib(nbytes)} of memory (estimate; {gib(limit)} can be used "
+                         f"here): reduce {reduce}.")
+
+
+# ---------------------------------------------------------------------------------------------
+# interruption (Ctrl-C, SIGTERM, SIGHUP): every command ends with one line and no partial file
+
+#: Exit code of a command stopped by a signal: 128 + the signal's number (130 for Ctrl-C), as shells report it.
+SIGNAL_EXIT_BASE = 128
+
+
+class Stopped(KeyboardInterrupt):
+    """Raised in the main thread by the handler of SIGTERM / SIGHUP (`stop_on_signals`): a
+    KeyboardInterrupt, so every ``finally`` and ``except BaseException`` cleanup runs (the
+    corpus's temporary file is removed) and the command ends as on Ctrl-C."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def stop_on_signals():
+    """Within the block, SIGTERM and SIGHUP raise `Stopped` (as Ctrl-C raises KeyboardInterrupt)
+    instead of ending the process at once, which would skip the cleanup of files being written.
+    The former handlers are put back after. Only in the main thread (the only one Python lets
+    set handlers); elsewhere the block runs unchanged."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum, frame):
+        raise Stopped(signum)
+
+    saved = {}
+    for name in ("SIGTERM", "SIGHUP"):
+        number = getattr(signal, name, None)
+        if number is not None:
+            saved[number] = signal.signal(number, handler)
+    try:
+        yield
+    finally:
+        for number, former in saved.items():
+            signal.signal(number, former)
+
+
+def stopped(exc: KeyboardInterrupt) -> int:
+    """Say on stderr, in one line, that the command was stopped (Ctrl-C, SIGTERM, SIGHUP) — its own
+    cleanup (``finally`` blocks: temporary files removed) has run by then — and return the exit
+    code 128 + the signal's number (Ctrl-C: 130), as shells report it."""
+    signum = exc.signum if isinstance(exc, Stopped) else signal.SIGINT
+    name = "Ctrl-C" if signum == signal.SIGINT else signal.Signals(signum).name
+    print(f"error: stopped by {name}; nothing was written.", file=sys.stderr)
+    return SIGNAL_EXIT_BASE + signum
+
+
+def refuse_empty_values(args: argparse.Namespace) -> None:
+    """Refuse an option given as ``--option=--``: argparse (3.11) then stores an empty list and skips
+    the option's type, so the value would reach the command unchecked."""
+    for key, value in vars(args).items():
+        if isinstance(value, list) and not value:
+            raise ValueError(f"--{key.replace('_', '-')} needs a value.")

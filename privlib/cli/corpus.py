@@ -6,20 +6,31 @@ pyarrow only for Parquet files.
 """
 from __future__ import annotations
 
+import os
 import sys
 
 from privlib.cli.common import (
     Command,
+    add_allow_long_flag,
     add_cluster_arguments,
     add_epsilon_argument,
     add_seed_argument,
     duration,
-    positive_int,
+    long_work,
     terminal_progress,
+    whole_number_at_least,
 )
-from privlib.cli.words import add_policy_arguments, add_space_arguments, mechanism_of, policy_of
+from privlib.cli.words import (
+    StudyCluster,
+    add_policy_arguments,
+    add_space_arguments,
+    check_output_path,
+    mechanism_of,
+    policy_of,
+)
 from privlib.words.cluster import SpaceSpec, open_client
 from privlib.words.corpus import PARTITION_SIZE, sanitize_corpus
+from privlib.words.cost import corpus_words, sanitize_seconds
 from privlib.words.mechanisms import MECHANISMS
 
 
@@ -47,16 +58,18 @@ def add_sanitize_corpus_arguments(parser) -> None:
                                    "the same file. Keep it secret (whoever knows it can undo most of the "
                                    "protection); default: a fresh 128-bit one, not shown")
     add_cluster_arguments(parser)
-    parser.add_argument("--partition-size", type=positive_int, default=PARTITION_SIZE, metavar="N",
+    parser.add_argument("--partition-size", type=whole_number_at_least(1), default=PARTITION_SIZE, metavar="N",
                         help=f"documents per task (default {PARTITION_SIZE:,})")
     parser.add_argument("--progress", action="store_true",
                         help="show the progress on stderr even when it is not a terminal")
+    add_allow_long_flag(parser)
 
 
-def document_progress(show: bool):
+def document_progress(show: bool, bar=None):
     """``progress(done, total)`` for `sanitize_corpus`, drawn by the CLI's progress bar (`Progress`:
-    the percentage, documents done of the total and the time left), or None."""
-    bar = terminal_progress(show or None)
+    the percentage, documents done of the total and the time left; ``bar``: one already shown,
+    e.g. by `long_work`), or None."""
+    bar = bar if bar is not None else terminal_progress(show or None)
     if bar is None:
         return None
 
@@ -68,13 +81,28 @@ def document_progress(show: bool):
 
 def run_sanitize_corpus(args) -> dict:
     """Sanitise the corpus ``IN`` into ``OUT``; the summary (documents, tokens, seconds, output)."""
+    if args.keep_original is not None and not args.keep_original.strip():
+        raise ValueError("--keep-original needs a column name (it writes the original text there); "
+                         "leave it out to write no original.")
+    check_output_path("OUT", args.output, [args.input])
+    mechanism = mechanism_of(args)
     space_spec = SpaceSpec(args.embeddings, args.vocab_size)
+    try:
+        size = os.stat(args.input).st_size
+    except OSError:
+        size = 0  # sanitize_corpus says what is wrong with the input
+    # the estimate: the input's words (from its size) × the cost of one output on this space,
+    # divided by the threads of a local cluster (its processes share this machine's cores)
+    words = corpus_words(size) if size else 0
+    threads = StudyCluster(args).threads if args.scheduler is None else 1
+    seconds = sanitize_seconds(space_spec.load(), words, args.epsilon, mechanism) / threads if words else 0.0
+    bar = long_work(args, "sanitize-corpus", seconds, "the input (split it into smaller files)")
     with open_client(args.scheduler, args.workers) as client:
         summary = sanitize_corpus(
             args.input, args.output, text_column=args.text_column, id_column=args.id_column,
-            mechanism=mechanism_of(args), epsilon=args.epsilon, seed=args.seed, policy=policy_of(args),
+            mechanism=mechanism, epsilon=args.epsilon, seed=args.seed, policy=policy_of(args),
             space_spec=space_spec, client=client, partition_size=args.partition_size,
-            progress=document_progress(args.progress), original_column=args.keep_original,
+            progress=document_progress(args.progress, bar), original_column=args.keep_original,
         )
         workers = 0 if client is None else len(client.scheduler_info().get("workers", {}))
     return {**summary.to_dict(), "workers": workers}

@@ -11,7 +11,9 @@ import argparse
 import contextlib
 import datetime
 import os
+import secrets
 import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -26,12 +28,14 @@ from privlib.cli.common import (
     fresh_seed,
     long_work,
     parse_params,
-    positive_int,
+    path_text,
     read_text,
     terminal_progress,
+    whole_number,
+    whole_number_at_least,
     write_json,
 )
-from privlib.core.validation import as_generator
+from privlib.core.validation import as_generator, shown
 from privlib.presentation.words.report import choice_report
 from privlib.words.choice import (
     DEFAULT_SENTENCE_LENGTH,
@@ -47,6 +51,7 @@ from privlib.words.cost import (
     epsilon_sweep_seconds,
     neighbour_distances_seconds,
     rank_experiment_seconds,
+    sanitize_seconds,
 )
 from privlib.words.embeddings import EmbeddingSpace
 from privlib.words.experiments import epsilon_sweep, rank_experiment
@@ -68,7 +73,7 @@ from privlib.words.theory.noisy_dot import (
 
 def add_space_arguments(parser) -> None:
     """``--vocab-size`` and ``--embeddings``: which embedding space the command uses."""
-    parser.add_argument("--vocab-size", type=int, default=None, help="keep the N most frequent words")
+    parser.add_argument("--vocab-size", type=whole_number, default=None, help="keep the N most frequent words")
     parser.add_argument("--embeddings", default=None,
                         help="word2vec/GloVe/fastText file (default: the built-in GloVe 6B 50d)")
 
@@ -79,7 +84,7 @@ def add_word_arguments(parser) -> None:
     add_space_arguments(parser)
     parser.add_argument("--mechanism", default="multivariate-laplace", choices=sorted(MECHANISMS))
     parser.add_argument("--param", action="append", metavar="KEY=VALUE", help="mechanism parameter (repeatable)")
-    parser.add_argument("--close", type=int, default=DEFAULT_CLOSE, help="close-neighbour cut-off K (default 100)")
+    parser.add_argument("--close", type=whole_number, default=DEFAULT_CLOSE, help="close-neighbour cut-off K (default 100)")
     add_seed_argument(parser)
 
 
@@ -92,7 +97,14 @@ def space_of(args) -> EmbeddingSpace:
 
 def mechanism_of(args):
     """The mechanism of ``--mechanism`` with the parameters of ``--param key=value``."""
-    return resolve_mechanism((args.mechanism, parse_params(args.param)))
+    for item in args.param or []:  # checked here so that a long value is cut (`shown`) in the message
+        if "=" not in item:
+            raise ValueError(f"--param takes key=value, got {shown(item)}.")
+    try:
+        return resolve_mechanism((args.mechanism, parse_params(args.param)))
+    except (TypeError, ValueError) as exc:
+        text = str(exc)
+        raise ValueError(text if len(text) <= 250 else text[:249] + "…") from None
 
 
 def add_study_cluster_arguments(parser) -> None:
@@ -103,7 +115,7 @@ def add_study_cluster_arguments(parser) -> None:
         "Dask cluster",
         "Run the blocks of words on a Dask cluster: the same seed gives the same numbers as in this "
         "process. With a cluster, the long-work estimate (see --allow-long) is divided by the cluster's "
-        "total worker threads (except for work that stays in this process: the exact output laws of choose).")
+        "total worker threads — for a local cluster (--workers), at most this machine's cores — (except for work that stays in this process: the exact output laws of choose).")
     add_cluster_arguments(group)
 
 
@@ -113,6 +125,15 @@ def cluster_threads(client) -> int:
     if client is None:
         return 1
     return max(1, sum(client.nthreads().values()))
+
+
+def machine_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the system tells it, else the
+    machine's count), at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
 
 
 class StudyCluster(contextlib.AbstractContextManager):
@@ -128,7 +149,8 @@ class StudyCluster(contextlib.AbstractContextManager):
         self.scheduler = args.scheduler
         self.stack = contextlib.ExitStack()
         self.started = None
-        self.threads = 1 if self.workers is None else self.workers * LOCAL_THREADS_PER_WORKER
+        # a local cluster's processes share this machine's cores: more workers than cores run no faster
+        self.threads = 1 if self.workers is None else min(self.workers * LOCAL_THREADS_PER_WORKER, machine_cores())
 
     def __enter__(self) -> "StudyCluster":
         if self.scheduler is not None:
@@ -147,14 +169,66 @@ class StudyCluster(contextlib.AbstractContextManager):
 
 
 # ---------------------------------------------------------------------------------------------
+# the files a command writes
+
+
+def same_file(a, b) -> bool:
+    """True when the paths ``a`` and ``b`` name one file (the same path after links and ``..``,
+    or the same file through a hard link)."""
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist (yet): not the same file
+        return False
+
+
+def check_output_path(option: str, path: str, inputs=()) -> Path:
+    """The path of a file a command will write (``option`` names it in messages), checked before
+    any work: not one of ``inputs`` (it would replace an input), not a folder, a name the file
+    system takes, in an existing folder. ValueError otherwise."""
+    label = shown(path)
+    for source in inputs:
+        if source is not None and source != "-" and same_file(path, source):
+            raise ValueError(f"{option} {label} is an input of this command: writing it would replace the input; "
+                             "give another file name.")
+    target = Path(path)
+    try:
+        if len(target.name.encode()) > 255:
+            raise ValueError(f"Cannot write {option} {label}: the file name is longer than 255 bytes.")
+        if target.is_dir() or not target.name:
+            raise ValueError(f"Cannot write {option} {label}: it is a folder; give a file name.")
+        if not target.resolve().parent.is_dir():
+            raise ValueError(f"Cannot write {option} {label}: its folder does not exist.")
+    except OSError as exc:
+        raise ValueError(f"Cannot write {option} {label}: {exc.strerror or type(exc).__name__}.") from None
+    return target
+
+
+def write_file(option: str, target: Path, text: str) -> None:
+    """``text`` into ``target``, through a hidden temporary file beside it renamed at the end: an
+    interrupted or failed write leaves neither a partial file nor a damaged former one."""
+    temporary = target.with_name(f".{target.name[:200]}.{os.getpid()}.{secrets.token_hex(4)}.partial")
+    try:
+        try:
+            with open(temporary, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            os.replace(temporary, target)
+        except OSError as exc:
+            raise ValueError(f"Cannot write {option} {shown(str(target))}: {exc.strerror or type(exc).__name__}.") from None
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
+# ---------------------------------------------------------------------------------------------
 # ranks
 
 
 def add_ranks_arguments(parser) -> None:
     parser.add_argument("--word", required=True)
     add_epsilon_argument(parser)
-    parser.add_argument("--samples", type=int, default=2000)
-    parser.add_argument("--top", type=positive_int, default=10,
+    parser.add_argument("--samples", type=whole_number, default=2000)
+    parser.add_argument("--top", type=whole_number_at_least(1), default=10,
                         help="how many of the most frequent outputs to list (at least 1)")
     add_word_arguments(parser)
     add_allow_long_flag(parser)
@@ -219,7 +293,7 @@ def print_sweep(args, result: dict) -> None:
 
 
 def add_dot_arguments(parser) -> None:
-    parser.add_argument("--n", type=int, required=True, help="dimension of the embedding")
+    parser.add_argument("--n", type=whole_number, required=True, help="dimension of the embedding")
     add_epsilon_argument(parser)
     parser.add_argument("--at", default="0,0.5,1,2", help="comma-separated points z (default 0,0.5,1,2)")
 
@@ -307,6 +381,7 @@ def add_sanitize_arguments(parser) -> None:
     parser.add_argument("--progress", action="store_true",
                         help="show a progress bar on stderr even when not a terminal")
     add_word_arguments(parser)
+    add_allow_long_flag(parser)
 
 
 def read_documents(args) -> list[str]:
@@ -315,7 +390,25 @@ def read_documents(args) -> list[str]:
         raise ValueError("Give exactly one of: a text to sanitise, or -i FILE (one document per line).")
     if args.input is None:
         return [args.text]
-    return read_text(args.input, "Give UTF-8 text, one document per line.").splitlines()
+    if args.input != "-":
+        try:
+            found = os.path.exists(args.input)  # a pipe (-i <(command)) or device is read as a file
+        except (OSError, ValueError):
+            found = False
+        if not found or os.path.isdir(args.input):
+            problem = "it is a folder" if found else "no such file"
+            raise ValueError(f"Cannot read {path_text(args.input)}: {problem}. Give UTF-8 text, one document per line.")
+    return document_lines(read_text(args.input, "Give UTF-8 text, one document per line."))
+
+
+def document_lines(text: str) -> list[str]:
+    """The documents of ``text``, one per line: split at \\n only (a \\r before it dropped), never at
+    the other characters ``str.splitlines`` breaks at (\\x0b, \\x0c, \\x1c-\\x1e, \\x85, \\u2028,
+    \\u2029, a lone \\r), so that output line k is input document k; a last line without \\n counts."""
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return [line.removesuffix("\r") for line in lines]
 
 
 def run_sanitize(args) -> dict:
@@ -325,10 +418,24 @@ def run_sanitize(args) -> dict:
     documents = read_documents(args)
     policy = policy_of(args)
     space = space_of(args)
-    show = args.progress or (args.input is not None and sys.stderr.isatty())
+    words = sum(len(document.split()) for document in documents)
+    seconds = sanitize_seconds(space, words, args.epsilon, mechanism)
+    progress = long_work(args, "sanitize", seconds, "the input (fewer or shorter documents)")
+    if progress is None and (args.progress or (args.input is not None and sys.stderr.isatty())):
+        progress = terminal_progress(True)
     results = sanitize_many(documents, mechanism, args.epsilon, space, args.seed, policy,
-                            progress=terminal_progress(show), batch_words=5_000)
+                            progress=progress, batch_words=5_000)
+    check_budgets(results, args.epsilon)
     return {"documents": [r.to_dict(args.close) for r in results], "inline": args.input is None}
+
+
+def check_budgets(results, epsilon: float) -> None:
+    """ValueError when a document's budget m·epsilon is not a finite number (epsilon so large that
+    m tokens overflow a float): never an Infinity in the output."""
+    for number, result in enumerate(results, start=1):
+        if not np.isfinite(result.budget):
+            raise ValueError(f"Document {number:,}: {result.sanitised_tokens:,} sanitised tokens at epsilon {epsilon:g} "
+                             "per token spend more than the largest number a float holds: use a smaller epsilon.")
 
 
 def print_sanitised_text(args, result: dict) -> None:
@@ -350,9 +457,9 @@ def print_sanitised_json(args, result: dict) -> None:
 
 
 def add_table2_arguments(parser) -> None:
-    parser.add_argument("--words", type=int, default=5000,
+    parser.add_argument("--words", type=whole_number, default=5000,
                         help="words drawn uniformly from the vocabulary (default 5000)")
-    parser.add_argument("--far", type=int, default=101, help="rank of the far neighbour (default 101, as the paper)")
+    parser.add_argument("--far", type=whole_number, default=101, help="rank of the far neighbour (default 101, as the paper)")
     parser.add_argument("--per-word", action="store_true", help="add each word's neighbours and values (JSON)")
     add_space_arguments(parser)
     add_seed_argument(parser, default=0, help="random seed of the word sample (default 0)")
@@ -402,10 +509,10 @@ def print_table2(args, result: dict) -> None:
 def add_choose_arguments(parser) -> None:
     parser.add_argument("--words-file", metavar="FILE", default=None,
                         help="your words: one per line, or any text ('-' = standard input)")
-    parser.add_argument("--words", type=int, default=50,
+    parser.add_argument("--words", type=whole_number, default=50,
                         help="without --words-file: N words drawn uniformly from the vocabulary (default 50)")
     parser.add_argument("--epsilons", default="1:30", help="start:stop[:step] or a comma list (default 1:30)")
-    parser.add_argument("--samples", type=int, default=100, help="runs per word and epsilon (default 100)")
+    parser.add_argument("--samples", type=whole_number, default=100, help="runs per word and epsilon (default 100)")
     parser.add_argument("--target-close", type=float, default=0.6,
                         help="utility target: fraction of outputs unchanged or within the K nearest (default 0.6)")
     parser.add_argument("--max-keep", type=float, default=0.5,
@@ -413,7 +520,7 @@ def add_choose_arguments(parser) -> None:
                              "(default 0.5)")
     parser.add_argument("--keep-statistic", choices=tuple(KEEP_STATISTICS), default=Targets.keep_statistic,
                         help="the floor applies to every word (max, default) or to the average (mean)")
-    parser.add_argument("--sentence-length", type=int, default=DEFAULT_SENTENCE_LENGTH,
+    parser.add_argument("--sentence-length", type=whole_number, default=DEFAULT_SENTENCE_LENGTH,
                         help="words per sentence for the composed budget L·epsilon "
                              f"(default {DEFAULT_SENTENCE_LENGTH})")
     parser.add_argument("--report", metavar="OUT.html", default=None, help="also write a self-contained HTML report")
@@ -426,6 +533,14 @@ def read_words_text(args) -> str | None:
     """The text of ``--words-file`` ('-' = standard input), or None without it."""
     if args.words_file is None:
         return None
+    if args.words_file != "-":
+        try:
+            found = os.path.exists(args.words_file)
+        except (OSError, ValueError):
+            found = False
+        if not found or os.path.isdir(args.words_file):
+            raise ValueError(f"Cannot read {path_text(args.words_file)}: {'it is a folder' if found else 'no such file'}. "
+                             "Give UTF-8 text (one word per line, or any text).")
     return read_text(args.words_file, "Give UTF-8 text (one word per line, or any text).")
 
 
@@ -435,16 +550,16 @@ def run_choose(args) -> dict:
     mechanism = mechanism_of(args)
     epsilons = epsilon_grid(args.epsilons)  # argument errors before the embedding is loaded
     targets = Targets(utility=args.target_close, max_keep=args.max_keep, keep_statistic=args.keep_statistic)
+    report = None if args.report is None else check_output_path("--report", args.report, [args.words_file])
     text = read_words_text(args)
     seed = fresh_seed(args.seed)
     with StudyCluster(args) as cluster:
         space = space_of(args)
         if text is not None:
             words = WordSet.from_text(text, space, source=f"words of {os.path.basename(args.words_file)}")
-            if words.unknown:
-                first = ", ".join(words.unknown[:5])
-                print(f"note: {len(words.unknown):,} distinct word(s) not in the vocabulary, left out: {first}"
-                      f"{', …' if len(words.unknown) > 5 else ''}", file=sys.stderr)
+            if words.unknown:  # counted, never quoted: the file's words may be private
+                print(f"note: {len(words.unknown):,} distinct word(s) of the file not in the vocabulary, left out.",
+                      file=sys.stderr)
         else:
             words = WordSet.random(space, args.words, seed)
         seconds = choose_epsilon_seconds(space, words, epsilons, [mechanism], args.samples, args.close)
@@ -454,13 +569,9 @@ def run_choose(args) -> dict:
         choice = choose_epsilon(space, words, epsilons, [mechanism], args.samples, args.close, targets,
                                 args.sentence_length, seed, progress, client=cluster.client())
     result = choice.to_dict()
-    if args.report:
+    if report is not None:
         page = choice_report(choice, created=datetime.datetime.now().strftime("%Y-%m-%d %H:%M"))
-        try:
-            with open(args.report, "w", encoding="utf-8") as fh:
-                fh.write(page)
-        except OSError as exc:
-            raise ValueError(f"Cannot write the report to {args.report}: {exc}.") from None
+        write_file("--report", report, page)
         result["report"] = args.report
     return result
 

@@ -45,7 +45,7 @@ from pathlib import Path
 
 import numpy as np
 
-from privlib.core.validation import check_epsilon, check_positive_int
+from privlib.core.validation import check_epsilon, check_positive_int, shown
 from privlib.words.cluster import SpaceSpec, stream_tasks
 from privlib.words.mechanisms import Mechanism, MultivariateLaplace, resolve_mechanism
 from privlib.words.text import (
@@ -129,7 +129,11 @@ def sanitise_partition(texts: list, ids: list, job: CorpusJob) -> PartitionResul
         actions = [(r.action, r.reason) for r in result.records]
         m = sum(action == SANITISED for action, _ in actions)
         columns["tokens_sanitised"].append(m)
-        columns["epsilon_spent"].append(m * job.epsilon)
+        spent = m * job.epsilon
+        if not np.isfinite(spent):
+            raise ValueError(f"A document of {m:,} sanitised tokens at epsilon {job.epsilon:g} per token spends more "
+                             "than the largest number a float holds: use a smaller epsilon.")
+        columns["epsilon_spent"].append(spent)
         columns["tokens_redacted"].append(sum(action in (REDACTED_ACTION, RANDOM) for action, _ in actions))
         unprotected = sum(action == KEPT and reason != PUNCTUATION for action, reason in actions)
         columns["tokens_unprotected"].append(unprotected)
@@ -164,6 +168,13 @@ class Partition:
     rows: object
 
 
+def short_name(path) -> str:
+    """A file's name for a message, cut to 60 characters (`shown` without the quotes)."""
+    name = Path(path).name
+    name = name if name.isprintable() else repr(name)  # a line separator would break a one-line message
+    return name if len(name) <= 60 else name[:59] + "…"
+
+
 def describe_value(value) -> str:
     """What kind of value a cell holds, for error messages (never the value itself: it may be private)."""
     if value is None or (isinstance(value, float) and np.isnan(value)):
@@ -183,7 +194,7 @@ def describe_value(value) -> str:
 
 def where(name: str, row: int, document_id: str | None) -> str:
     """``data.jsonl, row 12 (the 13th document; id 'a7')``: where a document is, in messages."""
-    label = f" (the {ordinal(row + 1)} document{'' if document_id is None else f'; id {document_id!r}'})"
+    label = f" (the {ordinal(row + 1)} document{'' if document_id is None else f'; id {shown(document_id)}'})"
     return f"{name}, row {row:,}{label}"
 
 
@@ -200,10 +211,10 @@ def checked_document(name: str, row: int, text, raw_id, text_column: str, id_col
     elif isinstance(raw_id, str) or (isinstance(raw_id, int) and not isinstance(raw_id, bool)):
         document_id = str(raw_id)
     else:
-        raise ValueError(f"{where(name, row, None)}: its id ({id_column!r}) is {describe_value(raw_id)}; "
+        raise ValueError(f"{where(name, row, None)}: its id ({shown(id_column)}) is {describe_value(raw_id)}; "
                          "ids must be text or whole numbers.")
     if not isinstance(text, str):
-        raise ValueError(f"{where(name, row, document_id if id_column else None)}: its {text_column!r} value is "
+        raise ValueError(f"{where(name, row, document_id if id_column else None)}: its {shown(text_column)} value is "
                          f"{describe_value(text)}, not text.")
     if len(text) > MAX_CHARACTERS:
         raise ValueError(f"{where(name, row, document_id if id_column else None)} has {len(text):,} characters; "
@@ -221,8 +232,18 @@ def check_no_clash(name: str, columns, added) -> None:
 
 def missing_column(name: str, what: str, column: str, columns, kind: str = "columns") -> ValueError:
     """The error of a missing text or id column: which one, and the ``kind`` (columns, fields) there are."""
-    listed = ", ".join(repr(c) for c in columns) or "none"
-    return ValueError(f"{name} has no {what} {column!r}; its {kind}: {listed}.")
+    names = list(columns)
+    listed = ", ".join(shown(c, 30) for c in names[:8]) + (f" and {len(names) - 8:,} more" if len(names) > 8 else "")
+    return ValueError(f"{name} has no {what} {shown(column)}; its {kind}: {listed or 'none'}.")
+
+
+class NonStandardNumber(ValueError):
+    """A NaN, Infinity or -Infinity literal in JSON input (Python's json reads them; the standard does not)."""
+
+
+def refuse_constant(name: str):
+    """``json.loads``' ``parse_constant``: NaN / Infinity / -Infinity are not JSON, so refused."""
+    raise NonStandardNumber(name)
 
 
 class JsonLines:
@@ -238,7 +259,7 @@ class JsonLines:
 
     @staticmethod
     def partitions(path: Path, text_column: str, id_column: str | None, size: int, added) -> Iterator[Partition]:
-        name, rows, row = path.name, [], 0
+        name, rows, row = short_name(path), [], 0
         with open(path, "rb") as fh:
             for line_number, line in enumerate(fh, start=1):
                 if line_number == 1:
@@ -246,7 +267,13 @@ class JsonLines:
                 if not line.strip():
                     continue
                 try:
-                    record = json.loads(line.decode("utf-8"))
+                    record = json.loads(line.decode("utf-8"), parse_constant=refuse_constant)
+                except NonStandardNumber as exc:
+                    raise ValueError(f"Cannot read {name}: line {line_number:,} holds {exc}, which is not JSON "
+                                     "(RFC 8259 has no NaN or Infinity); write null or a number.") from None
+                except RecursionError:
+                    raise ValueError(f"Cannot read {name}: line {line_number:,} is nested too deeply to read "
+                                     "(arrays or objects inside one another); give one flat JSON object per line.") from None
                 except UnicodeDecodeError:
                     raise ValueError(f"Cannot read {name}: line {line_number:,} is not UTF-8 text.") from None
                 except json.JSONDecodeError as exc:
@@ -299,19 +326,25 @@ class Csv:
 
     @staticmethod
     def count(path: Path) -> int:
+        reader = None
         try:
             with open(path, encoding="utf-8-sig", newline="") as fh:
-                return max(0, sum(1 for row in csv.reader(fh) if row) - 1)
-        except UnicodeDecodeError:
-            raise ValueError(f"Cannot read {path.name}: it is not UTF-8 text.") from None
+                reader = csv.reader(fh, strict=True)  # a quote never closed: an error, not one huge field
+                return max(0, sum(1 for row in reader if row) - 1)
+        except UnicodeDecodeError as exc:
+            line = path.read_bytes().count(b"\n", 0, exc.start) + 1  # only on this error: where it is
+            raise ValueError(f"Cannot read {short_name(path)}: it is not UTF-8 text (invalid byte at line {line:,}).") from None
         except csv.Error as exc:
-            raise ValueError(f"Cannot read {path.name}: it is not valid CSV ({exc}).") from None
+            at = f"line {reader.line_num:,}: " if reader is not None else ""
+            hint = " (a quote opened and never closed?)" if "unexpected end of data" in str(exc) else ""
+            raise ValueError(f"Cannot read {short_name(path)}: it is not valid CSV ({at}{exc}{hint}).") from None
 
     @staticmethod
     def partitions(path: Path, text_column: str, id_column: str | None, size: int, added) -> Iterator[Partition]:
-        name = path.name
+        name = short_name(path)
         with open(path, encoding="utf-8-sig", newline="") as fh:
-            reader = csv.reader(fh)
+            # strict: a quote never closed is an error, not a field running to the end of the file
+            reader = csv.reader(fh, strict=True)
             header = next(reader, None)
             if header is None:
                 raise ValueError(f"{name} is empty: a CSV file needs a header row naming its columns.")
@@ -319,7 +352,7 @@ class Csv:
                 if column is not None and column not in header:
                     raise missing_column(name, what, column, header)
                 if column is not None and header.count(column) > 1:
-                    raise ValueError(f"{name} has {header.count(column)} columns named {column!r}; rename all but one.")
+                    raise ValueError(f"{name} has {header.count(column)} columns named {shown(column)}; rename all but one.")
             check_no_clash(name, header, added)
             text_at = header.index(text_column)
             id_at = None if id_column is None else header.index(id_column)
@@ -383,7 +416,7 @@ class Parquet:
             return pq.ParquetFile(path)
         except (pa.ArrowException, OSError) as exc:
             reason = str(exc).splitlines()[0]
-            raise ValueError(f"Cannot read {path.name}: it is not a Parquet file ({reason}).") from None
+            raise ValueError(f"Cannot read {short_name(path)}: it is not a Parquet file ({reason}).") from None
 
     @staticmethod
     def count(path: Path) -> int:
@@ -393,7 +426,7 @@ class Parquet:
     def partitions(path: Path, text_column: str, id_column: str | None, size: int, added) -> Iterator[Partition]:
         import pyarrow as pa
 
-        name, file = path.name, Parquet.open(path)
+        name, file = short_name(path), Parquet.open(path)
         schema = file.schema_arrow
         for what, column in (("column", text_column), ("id column", id_column)):
             if column is not None and column not in schema.names:
@@ -402,7 +435,7 @@ class Parquet:
         text_type = schema.field(text_column).type
         if not (pa.types.is_string(text_type) or pa.types.is_large_string(text_type)
                 or (pa.types.is_dictionary(text_type) and pa.types.is_string(text_type.value_type))):
-            raise ValueError(f"{name}: the column {text_column!r} holds {text_type} values, not text.")
+            raise ValueError(f"{name}: the column {shown(text_column)} holds {text_type} values, not text.")
         row = 0
         try:
             batches = file.iter_batches(batch_size=size)
@@ -483,13 +516,75 @@ def format_of(path: Path):
     """The format of a file from its extension, or ValueError listing the known ones."""
     found = FORMATS.get(path.suffix.lower())
     if found is None:
-        raise ValueError(f"Cannot tell the format of {path.name} from its extension: use .jsonl, .ndjson or .json "
+        raise ValueError(f"Cannot tell the format of {short_name(path)} from its extension: use .jsonl, .ndjson or .json "
                          "(JSON Lines), .csv or .parquet.")
     return found
 
 
 # ---------------------------------------------------------------------------------------------
 # the corpus
+
+
+def path_label(path) -> str:
+    """A path for a message, cut to 80 characters (a path is never repeated in full when long)."""
+    text = str(path)
+    text = text if text.isprintable() else repr(text)  # a line separator would break a one-line message
+    return text if len(text) <= 80 else text[:40] + "…" + text[-39:]
+
+
+#: The longest file name most file systems take (bytes of the name, not the whole path).
+NAME_MAX = 255
+
+
+def partial_name(target: Path) -> Path:
+    """The hidden temporary file beside ``target`` that the output is written to, then renamed:
+    ``.NAME.PID.RANDOM.partial``, with NAME cut so the whole name stays within `NAME_MAX` bytes."""
+    suffix = f".{os.getpid()}.{secrets.token_hex(4)}.partial"
+    name = target.name
+    while len(f".{name}{suffix}".encode()) > NAME_MAX:
+        name = name[:-1]
+    return target.with_name(f".{name}{suffix}")
+
+
+def check_paths(source: Path, target: Path) -> None:
+    """ValueError unless ``source`` is a readable file and ``target`` a file name that can be
+    written in an existing folder and is not the input (same file by any path: a link, ``..``)."""
+    try:
+        if not source.is_file():
+            problem = "it is a folder" if source.is_dir() else (
+                "no such file" if not source.exists() else "not a regular file (a pipe or device)")
+            raise ValueError(f"Cannot read {path_label(source)}: {problem}.")
+        if not os.access(source, os.R_OK):
+            raise ValueError(f"Cannot read {path_label(source)}: permission denied.")
+        if len(target.name.encode()) > NAME_MAX:
+            raise ValueError(f"Cannot write {path_label(target)}: the file name is longer than {NAME_MAX} bytes.")
+        if target.is_dir():
+            raise ValueError(f"Cannot write {path_label(target)}: it is a folder; give a file name.")
+        if os.path.realpath(target) == os.path.realpath(source) or (target.exists() and os.path.samefile(target, source)):
+            raise ValueError("The output must be another file than the input (it would replace it).")
+        if not target.parent.is_dir():
+            raise ValueError(f"Cannot write {path_label(target)}: the folder {path_label(target.parent)} does not exist.")
+    except OSError as exc:  # e.g. a path too long for the system
+        raise ValueError(f"Cannot use the path {path_label(exc.filename or target)}: "
+                         f"{exc.strerror or type(exc).__name__}.") from None
+
+
+def unique_ids(partitions, name: str, id_column: str | None):
+    """The partitions, after checking that no id repeats an earlier one (documents sharing an id
+    would get identical noise): ValueError naming the row of the repeat and of the first. Row
+    numbers are unique, so nothing to check without an id column. Memory: one entry per document."""
+    if id_column is None:
+        yield from partitions
+        return
+    first_rows = {}
+    for partition in partitions:
+        for k, document_id in enumerate(partition.ids):
+            row = partition.first_row + k
+            first = first_rows.setdefault(document_id, row)
+            if first != row:
+                raise ValueError(f"{name}, row {row:,}: its id ({shown(id_column)}) repeats the id of row {first:,}; "
+                                 "ids must be unique (documents sharing an id would get the same noise).")
+        yield partition
 
 
 @dataclass(frozen=True)
@@ -543,14 +638,9 @@ def sanitize_corpus(source, target, text_column: str = "text", id_column: str | 
     source, target = Path(source), Path(target)
     file_format = format_of(source)
     if format_of(target) is not file_format:
-        raise ValueError(f"The output must be in the format of the input ({file_format.label}, {source.name}); "
-                         f"{target.name} is {format_of(target).label}.")
-    if not source.is_file():
-        raise ValueError(f"Cannot read {source}: {'it is a folder' if source.is_dir() else 'no such file'}.")
-    if target.exists() and target.resolve() == source.resolve():
-        raise ValueError("The output must be another file than the input.")
-    if not target.parent.is_dir():
-        raise ValueError(f"Cannot write {target}: the folder {target.parent} does not exist.")
+        raise ValueError(f"The output must be in the format of the input ({file_format.label}, {short_name(source)}); "
+                         f"{short_name(target)} is {format_of(target).label}.")
+    check_paths(source, target)
     mechanism = resolve_mechanism(mechanism if mechanism is not None else MultivariateLaplace.family())
     epsilon = check_epsilon(epsilon)
     policy = policy or SanitisePolicy()
@@ -562,6 +652,8 @@ def sanitize_corpus(source, target, text_column: str = "text", id_column: str | 
     partition_size = check_positive_int(partition_size, "partition_size", minimum=1)
     if in_flight is not None:
         in_flight = check_positive_int(in_flight, "in_flight", minimum=1)
+    if original_column is not None and not (isinstance(original_column, str) and original_column.strip()):
+        raise ValueError("original_column must be a column name (non-empty text); None: the original is not written.")
     if original_column is not None and (original_column == text_column or original_column in ADDED_COLUMNS):
         raise ValueError(f"original_column must differ from the text column and from {', '.join(ADDED_COLUMNS)}.")
     added = [*([original_column] if original_column else []), *ADDED_COLUMNS]
@@ -571,13 +663,14 @@ def sanitize_corpus(source, target, text_column: str = "text", id_column: str | 
     try:
         total = file_format.count(source)
     except OSError as exc:
-        raise ValueError(f"Cannot read {source}: {exc.strerror or type(exc).__name__}.") from None
-    partitions = file_format.partitions(source, text_column, id_column, partition_size, added)
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.partial")
+        raise ValueError(f"Cannot read {path_label(source)}: {exc.strerror or type(exc).__name__}.") from None
+    partitions = unique_ids(file_format.partitions(source, text_column, id_column, partition_size, added),
+                            short_name(source), id_column)
+    temporary = partial_name(target)
     try:
         writer = file_format.Writer(temporary)
     except OSError as exc:
-        raise ValueError(f"Cannot write {target}: {exc.strerror or type(exc).__name__}.") from None
+        raise ValueError(f"Cannot write {path_label(target)}: {exc.strerror or type(exc).__name__}.") from None
     documents = tokens = sanitised = count = 0
     largest = 0.0
     try:

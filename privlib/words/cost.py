@@ -309,3 +309,27 @@ def choose_epsilon_seconds(space, words, epsilons="1:30", mechanisms=("multivari
     if not mechs:
         raise ValueError("Choose at least one mechanism to compare.")
     return sum(mechanism_metrics_seconds(space, words, epsilons, m, samples, close) for m in mechs)
+
+
+#: Bytes of a corpus file per word, for `corpus_words`: about 6 for English text (a word and a
+#: space), so a file's size over it overestimates its words (markup, ids and columns count too).
+BYTES_PER_WORD = 6
+
+
+def corpus_words(size_bytes: int) -> int:
+    """The words of a corpus file of ``size_bytes`` bytes, estimated from its size (before it is
+    read): size / `BYTES_PER_WORD`, at least 1."""
+    return max(1, int(size_bytes) // BYTES_PER_WORD)
+
+
+def sanitize_seconds(space, words: int, epsilon: float, mechanism: Mechanism | None = None) -> float:
+    """Estimated seconds to sanitise texts of ``words`` words (documents × words per document) at
+    ``epsilon`` per token: one output of ``mechanism`` per word, at the cost of `sampling_seconds`
+    (sample_many, as `privlib.words.text.sanitize_many` draws). Stop words and tokens not in the
+    vocabulary cost nothing, so this is an upper estimate."""
+    mechanism = resolve_mechanism(mechanism) if mechanism is not None else MultivariateLaplace.family()
+    epsilon = check_epsilon(epsilon)
+    words = check_positive_int(words, "words", minimum=0)
+    if words == 0:
+        return 0.0
+    return words * sampling_seconds(space, mechanism, [epsilon])

@@ -84,14 +84,28 @@ def read_embedding_file(path, vocab_size: int | None = None, name: str | None = 
     empty, unreadable, has fewer than two words or a value that is not a finite float32.
     """
     path = Path(os.fspath(path)).expanduser()
-    label = shorten(name or path.name, 120)
-    if not path.is_file():
-        raise ValueError(f"No embedding file at {shorten(str(path), 200)!r}: check the path.")
-    if path.stat().st_size == 0:
+    label = shorten(name or path.name, 60)
+    shown_path = shorten(str(path), 80)
+    try:
+        if not path.is_file():
+            if path.is_dir():
+                raise ValueError(f"The embedding path {shown_path!r} is a folder: give the word-vector file.")
+            if path.exists():
+                raise ValueError(f"The embedding path {shown_path!r} is not a regular file (a pipe or device): "
+                                 "give the word-vector file itself.")
+            raise ValueError(f"No embedding file at {shown_path!r}: check the path.")
+        if not os.access(path, os.R_OK):
+            raise ValueError(f"Cannot read the embedding file {label!r}: permission denied.")
+        empty = path.stat().st_size == 0
+    except OSError as exc:  # e.g. a name too long for the file system
+        raise ValueError(f"Cannot use the embedding path {shown_path!r}: {exc.strerror or type(exc).__name__}.") from None
+    if empty:
         raise ValueError(f"The embedding file {label!r} is empty.")
     limit = None if vocab_size is None else check_positive_int(vocab_size, "vocab_size", minimum=2)
     try:
         words, vectors, places, kind = _read_vector_file(path, label, limit)
+    except PermissionError:
+        raise ValueError(f"Cannot read the embedding file {label!r}: permission denied.") from None
     except (OSError, EOFError, zlib.error, lzma.LZMAError) as exc:
         reason = getattr(exc, "strerror", None) or type(exc).__name__
         raise ValueError(
@@ -136,9 +150,11 @@ def _read_vector_file(path: Path, label: str, limit: int | None):
         with opener(path, "rb") as fh:
             return _read_word2vec_binary(fh, label, limit)
     if not looks_like_text(sample):
+        at = invalid_line(sample)
+        where = f" (invalid byte at line {at + int(has_header):,})" if at is not None else ""
         raise ValueError(
-            f"{label!r} is not a word-vector file Epsilon Lab reads: it is not UTF-8 text (word2vec/fastText .vec or "
-            "GloVe .txt), a word2vec binary (whose first line is 'count dimension') or a fastText model (.bin)."
+            f"{label!r} is not a word-vector file Epsilon Lab reads: it is not UTF-8 text{where} (word2vec/fastText "
+            ".vec or GloVe .txt), a word2vec binary (whose first line is 'count dimension') or a fastText model (.bin)."
         )
     with opener(path, "rb") as fh:
         return _read_text_vectors(fh, label, limit)
@@ -155,6 +171,16 @@ def looks_like_text(sample: bytes) -> bool:
     except UnicodeDecodeError:
         return False
     return True
+
+
+def invalid_line(sample: bytes) -> int | None:
+    """The line (from 1) of the first byte of the first KB of ``sample`` that is not UTF-8, or None."""
+    sample = sample[:1024]
+    try:
+        codecs.getincrementaldecoder("utf-8")().decode(sample, final=False)
+    except UnicodeDecodeError as exc:
+        return sample.count(b"\n", 0, exc.start) + 1
+    return None
 
 
 def _decode_word(raw: bytes) -> str:

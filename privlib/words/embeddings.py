@@ -193,7 +193,9 @@ class EmbeddingSpace:
                     hint = f" Did you mean {quote_word(variant)}?"
                     break
         shown = quote_word(word) if isinstance(word, str) else shorten(repr(word))
-        raise ValueError(f"{shown} is not in the vocabulary of {self.name} ({len(self):,} words).{hint}")
+        # the size once: a name such as "GloVe 6B 50d (top 2,000 of 400,000 words)" already says it
+        size = "" if f"{len(self):,} " in self.name else f" ({len(self):,} words)"
+        raise ValueError(f"{shown} is not in the vocabulary of {self.name}{size}.{hint}")
 
     def row(self, word) -> int:
         """Row of a word given as a string or as a row number (validated either way)."""
@@ -204,6 +206,9 @@ class EmbeddingSpace:
         return self.index(word)
 
     def indices(self, words: Iterable[str]) -> np.ndarray:
+        """Rows of ``words`` (a list of words; one string is refused, not read letter by letter)."""
+        if isinstance(words, (str, bytes)):
+            raise ValueError("words must be a list of words, not one string: e.g. [\"paris\"], not \"paris\".")
         return np.array([self.index(w) for w in words], dtype=np.int64)
 
     @cached_property

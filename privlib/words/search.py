@@ -396,7 +396,8 @@ class ExactSearch:
         if q.ndim != 2 or q.shape[1] != dim:
             raise ValueError(f"Query points have dimension {q.shape[-1]}, the embedding has {dim}.")
         if not np.isfinite(q).all():
-            raise ValueError("Query points contain NaN or infinite values.")
+            raise ValueError("The query points hold NaN or infinite values: for noisy points, the noise overflowed, "
+                             "so epsilon is far too small to be meaningful (use epsilon > 1e-20).")
         if q.size and np.abs(q).max() > MAX_COORDINATE:
             raise ValueError(
                 "The noisy points are too far out for a float32 search (coordinates above 1e30): "

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from privlib.core.validation import as_generator, check_epsilon, check_positive_int
+from privlib.core.validation import as_generator, check_epsilon, check_positive_int, shown
 from privlib.words.mechanisms import Mechanism, MultivariateLaplace, make_mechanism
 from privlib.words.neighbours import DEFAULT_CLOSE, output_ranks
 
@@ -112,6 +112,8 @@ def tokenize(text: str, space=None, case: str = "match") -> list[Token]:
     quotes ('cats') is punctuation, not a possessive."""
     if not isinstance(text, str):
         raise ValueError(f"Text must be a string, got {type(text).__name__}.")
+    if not isinstance(case, str) or case not in CASE_POLICIES:
+        raise ValueError(f"case must be one of {', '.join(CASE_POLICIES)}, got {shown(case)}.")
     tokens = []
     for m in _TOKEN.finditer(text):
         kind, piece, start = m.lastgroup, m.group(), m.start()
@@ -205,8 +207,8 @@ class SanitisePolicy:
             numbers = former
         for name, value, choices in (("case", case, CASE_POLICIES), ("oov", oov, OOV_POLICIES),
                                      ("numbers", numbers or "sanitise", NUMBER_POLICIES)):
-            if value not in choices:
-                raise ValueError(f"{name} must be one of {', '.join(choices)}, got {value!r}.")
+            if not isinstance(value, str) or value not in choices:  # a list is refused, not a TypeError
+                raise ValueError(f"{name} must be one of {', '.join(choices)}, got {shown(value)}.")
             object.__setattr__(self, name, value)
         object.__setattr__(self, "keep_stop_words", bool(keep_stop_words))
 
@@ -363,6 +365,14 @@ HIGHLIGHT_STYLES = {
 }
 
 
+def _check_texts(texts) -> list:
+    """A list of texts, each checked (`_check_text`); one string is refused, not read as a list of
+    one-letter texts."""
+    if isinstance(texts, (str, bytes)):
+        raise ValueError("texts must be a list of texts, not one string: use sanitize for one text, or [text].")
+    return [_check_text(t) for t in texts]
+
+
 def _check_text(text) -> str:
     if not isinstance(text, str):
         raise ValueError(f"Text must be a string, got {type(text).__name__}.")
@@ -464,7 +474,7 @@ def sanitize_many(texts, mechanism=None, epsilon: float = 10.0, space=None, rng=
     mechanism, epsilon, policy = _checked_arguments(mechanism, epsilon, space, policy)
     rng = as_generator(rng)
     report = progress or (lambda fraction, message: None)
-    texts = [_check_text(t) for t in texts]
+    texts = _check_texts(texts)
     results = []
     start = 0
     while start < len(texts):
@@ -494,7 +504,7 @@ def sanitize_per_document(texts, generators, mechanism=None, epsilon: float = 10
     search itself, and a corpus needs only the text and its budget.
     """
     mechanism, epsilon, policy = _checked_arguments(mechanism, epsilon, space, policy)
-    texts = [_check_text(t) for t in texts]
+    texts = _check_texts(texts)
     generators = list(generators)
     if len(generators) != len(texts):
         raise ValueError(f"Give one generator per document: {len(generators)} generators for {len(texts)} documents.")

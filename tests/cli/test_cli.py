@@ -86,7 +86,7 @@ def test_text_output_is_readable():
     (["table2", "--words", "10", "--vocab-size", "50"], "at least 102"),
     (["table2", "--words", "10", "--far", "1", "--vocab-size", "1000"], "at least 2"),
     (["table2", "--seed", "-1"], "seed"),
-    (["table2", "--words", "ten"], "invalid int"),
+    (["table2", "--words", "ten"], "a whole number, got 'ten'"),
 ])
 def test_bad_input_exits_2_with_one_line(args, message):
     r = run_cli(*args)

@@ -36,8 +36,8 @@ def test_json_has_the_metric_table_and_the_recommended_range(from_file):
     answer = m["answer"]
     assert {"feasible", "recommended_range", "utility", "privacy", "message"} <= set(answer)
     assert answer["utility"]["status"] in ("crossed", "everywhere", "nowhere")
-    # the unknown word is reported on stderr, not fatal
-    assert "1 distinct word(s) not in the vocabulary" in stderr and "qwzxqwzx" in stderr
+    # the unknown word is counted on stderr, not fatal, and never quoted (the file's words may be private)
+    assert "1 distinct word(s) of the file not in the vocabulary" in stderr and "qwzxqwzx" not in stderr
 
 
 def test_same_numbers_as_the_library(from_file, glove_small):
@@ -81,7 +81,7 @@ def test_words_from_standard_input():
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--words-file", "NO_SUCH_FILE.txt"], "Cannot read NO_SUCH_FILE.txt"),
+    (["--words-file", "NO_SUCH_FILE.txt"], "Cannot read 'NO_SUCH_FILE.txt'"),
     (["--epsilons", "5:1"], "error:"),
     (["--epsilons", "0,1"], "epsilon"),
     (["--target-close", "1.5"], "between 0 and 1"),
@@ -99,3 +99,59 @@ def test_no_vocabulary_word_is_an_error(tmp_path):
     r = run_cli("choose", "--words-file", str(path), "--vocab-size", "5000")
     assert r.code == 2
     assert "None of the 2 distinct words is in the vocabulary" in r.err
+
+
+# ----------------------------------------------------------------------------- issue 22
+
+
+@pytest.mark.parametrize("how", ["same path", "other spelling", "hard link"])
+def test_a_report_that_is_the_words_file_is_refused_before_any_work(tmp_path, how):
+    words = tmp_path / "words.txt"
+    words.write_text("king\nqueen\n", encoding="utf-8")
+    report = {"same path": words, "other spelling": tmp_path / "sub" / ".." / "words.txt",
+              "hard link": tmp_path / "link.html"}[how]
+    (tmp_path / "sub").mkdir()
+    if how == "hard link":
+        report.hardlink_to(words)
+    r = run_cli("choose", "--words-file", words, "--report", report, *SMALL, "--seed", "1")
+    assert r.code == 2 and r.out == ""
+    (line,) = r.err.splitlines()
+    assert "--report" in line and "replace the input" in line
+    assert words.read_text(encoding="utf-8") == "king\nqueen\n"
+
+
+@pytest.mark.parametrize("name, said", [("folder", "it is a folder"), ("x" * 300 + ".html", "longer than 255 bytes"),
+                                        ("missing/out.html", "folder does not exist")])
+def test_a_report_path_that_cannot_be_written_is_refused_before_any_work(tmp_path, name, said, monkeypatch):
+    import privlib.cli.words as word_commands
+
+    monkeypatch.setattr(word_commands, "choose_epsilon", lambda *a, **k: (_ for _ in ()).throw(AssertionError("ran")))
+    (tmp_path / "folder").mkdir()
+    before = sorted(p.name for p in tmp_path.iterdir())
+    r = run_cli("choose", "--words", "5", "--report", tmp_path / name, *SMALL, "--seed", "1")
+    assert r.code == 2 and r.out == ""
+    (line,) = r.err.splitlines()
+    assert said in line and len(line) <= 300
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+def test_the_words_file_is_never_quoted_in_notes(tmp_path):
+    words = tmp_path / "words.txt"
+    words.write_text("king\nsecretname\nqwzxqwzx\n", encoding="utf-8")
+    r = run_cli("choose", "--words-file", words, *SMALL, "--seed", "1", "--json")
+    assert r.code == 0, r.err
+    assert "2 distinct word(s)" in r.err and "secretname" not in r.err and "qwzxqwzx" not in r.err
+
+
+def test_ctrl_c_is_one_line_exit_130_and_no_report(tmp_path, monkeypatch):
+    import privlib.cli.words as word_commands
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(word_commands, "choose_epsilon", interrupted)
+    r = run_cli("choose", "--words", "5", "--report", tmp_path / "out.html", *SMALL, "--seed", "1")
+    assert r.code == 130 and r.out == "" and "Traceback" not in r.err
+    (line,) = r.err.splitlines()
+    assert "stopped by Ctrl-C" in line
+    assert list(tmp_path.iterdir()) == []

@@ -32,3 +32,28 @@ def test_help_says_the_estimate_is_divided_by_the_worker_threads(command):
     text = " ".join(r.out.split())
     assert "--scheduler" in text and "--workers" in text
     assert "divided by the cluster's total worker threads" in text, command
+
+
+@pytest.mark.parametrize("workers, cores, threads", [(8, 2, 2), (2, 2, 2), (1, 16, 1), (8, 16, 8)])
+def test_a_local_cluster_shares_the_estimate_among_the_cores_not_the_workers(workers, cores, threads, monkeypatch):
+    """sweep --workers 8 on 2 cores was estimated at 16 s and took 3 min 25 s: the local workers
+    run on this machine's cores, so the estimate is divided by min(workers, cores)."""
+    from types import SimpleNamespace
+
+    import privlib.cli.words as word_commands
+
+    monkeypatch.setattr(word_commands, "machine_cores", lambda: cores)
+    assert word_commands.StudyCluster(SimpleNamespace(workers=workers, scheduler=None)).threads == threads
+
+
+def test_a_local_sweep_on_more_workers_than_cores_is_refused_with_the_cores_estimate(monkeypatch):
+    import privlib.cli.words as word_commands
+
+    monkeypatch.setattr(word_commands, "machine_cores", lambda: 2)
+    zero = {"PRIVLIB_LONG_WORK_SECONDS": "0"}
+    lines = {}
+    for workers in ("2", "8"):
+        r = run_cli("sweep", "--words", "2000", "--workers", workers, "--json", env=zero)
+        assert r.code == 2, r.err
+        (lines[workers],) = r.err.splitlines()
+    assert lines["2"] == lines["8"]  # 8 processes on 2 cores: no faster than 2

@@ -128,7 +128,7 @@ def test_writes_nothing_but_stdout(tmp_path, monkeypatch):
     (("--epsilon", "0", "text"), "greater than 0"),
     (("--epsilon", "nan", "text"), "epsilon"),
     (("--epsilon", "1"), "exactly one of"),
-    (("--epsilon", "1", "-i", "/no/such/file.txt"), "Cannot read /no/such/file.txt"),
+    (("--epsilon", "1", "-i", "/no/such/file.txt"), "Cannot read '/no/such/file.txt'"),
     (("--epsilon", "1", "-i", "x.txt", "text"), "exactly one of"),
     (("--epsilon", "1", "--oov", "drop", "text"), "invalid choice"),
     (("--epsilon", "1", "--numbers", "drop", "text"), "choose from 'sanitise', 'keep'"),
@@ -146,3 +146,68 @@ def test_too_long_document_is_a_clear_error(tmp_path):
     path.write_text("word " * 30_000, encoding="utf-8")
     r = run_cli("sanitize", "-i", str(path), "--epsilon", "1", *SMALL)
     assert r.code == 2 and "limit is 100,000" in r.err and "Split it" in r.err
+
+
+# ----------------------------------------------------------------------------- issue 22
+
+
+@pytest.mark.parametrize("separator", ["\x0b", "\x0c", "\x1c", "\x85", "\u2028", "\u2029", "\r"])
+def test_input_lines_are_split_at_newline_only_so_output_line_k_is_document_k(tmp_path, separator):
+    path = tmp_path / "in.txt"
+    path.write_bytes(f"the cat{separator}sat on the mat\r\nsecond document\nthird".encode())
+    r = run_cli("sanitize", "-i", path, "--epsilon", "1000", "--seed", "1", "--json", *SMALL)
+    assert r.code == 0, r.err
+    documents = [json.loads(line) for line in r.out.split("\n") if line]  # JSON Lines: \n ends a record
+    assert [d["text"] for d in documents] == [f"the cat{separator}sat on the mat", "second document", "third"]
+
+
+def test_a_budget_beyond_a_float_is_one_line_not_infinity():
+    r = run_cli("sanitize", "the cat sat on the mat", "--epsilon", "1e308", "--json", *SMALL)
+    assert r.code == 2 and r.out == "" and "Traceback" not in r.err
+    (line,) = r.err.splitlines()
+    assert "epsilon" in line and len(line) <= 300
+
+
+def test_check_budgets_refuses_an_overflowing_budget():
+    """The CLI's own net (the core may also refuse such ε while parsing): m tokens × ε = inf."""
+    from types import SimpleNamespace
+
+    from privlib.cli.words import check_budgets
+
+    check_budgets([SimpleNamespace(budget=3e300, sanitised_tokens=3)], 1e300)
+    with pytest.raises(ValueError, match="Document 2: 3 sanitised tokens .* smaller epsilon"):
+        check_budgets([SimpleNamespace(budget=1.0, sanitised_tokens=1),
+                       SimpleNamespace(budget=float("inf"), sanitised_tokens=3)], 1e308)
+
+
+def test_a_long_input_is_refused_with_its_estimate_and_runs_with_allow_long(tmp_path):
+    path = tmp_path / "in.txt"
+    path.write_text("the cat sat on the mat\n" * 20, encoding="utf-8")
+    zero = {"PRIVLIB_LONG_WORK_SECONDS": "0"}
+    r = run_cli("sanitize", "-i", path, "--epsilon", "10", "--seed", "1", *SMALL, env=zero)
+    assert r.code == 2 and r.out == ""
+    (line,) = r.err.splitlines()
+    assert "sanitize would take about" in line and "--allow-long" in line
+    r = run_cli("sanitize", "-i", path, "--epsilon", "10", "--seed", "1", "--allow-long", *SMALL, env=zero)
+    assert r.code == 0 and r.out.count("\n") == 20
+
+
+def test_ctrl_c_is_one_line_and_exit_130(monkeypatch):
+    import privlib.cli.words as word_commands
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(word_commands, "sanitize_many", interrupted)
+    r = run_cli("sanitize", "the cat", "--epsilon", "10", *SMALL)
+    assert r.code == 130 and r.out == "" and "Traceback" not in r.err
+    (line,) = r.err.splitlines()
+    assert "stopped by Ctrl-C" in line
+
+
+@pytest.mark.parametrize("name", ["\x1e", "a\u2028b", "x" * 10_000])
+def test_a_missing_input_is_named_on_one_line_escaped_and_cut(name):
+    r = run_cli("sanitize", "-i", name, "--epsilon", "10", *SMALL)
+    assert r.code == 2 and r.out == ""
+    (line,) = r.err.splitlines()  # a line separator in the name is escaped, a long name cut
+    assert "no such file" in line and len(line) <= 300

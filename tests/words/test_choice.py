@@ -183,7 +183,7 @@ def test_standard_errors_are_the_stated_formulas(sampled):
 
 
 def test_vocabulary_scope_uses_the_between_word_spread(plane):
-    words = WordSet(tuple("abcd"), plane.indices("abcd"), VOCABULARY, "all four")
+    words = WordSet(tuple("abcd"), plane.indices(list("abcd")), VOCABULARY, "all four")
     result = mechanism_metrics(plane, words, GRID, KnownExact.family(), samples=20, close=1)
     for j, eps in enumerate(GRID):
         per = hand_metrics(eps, 20)["per_word"]

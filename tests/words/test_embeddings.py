@@ -261,7 +261,7 @@ def test_from_file_vocab_size_validation(tmp_path, file_vectors):
 def test_from_file_missing_path_and_directory(tmp_path):
     with pytest.raises(ValueError, match="No embedding file"):
         EmbeddingSpace.from_file(tmp_path / "nope.txt")
-    with pytest.raises(ValueError, match="No embedding file"):
+    with pytest.raises(ValueError, match="is a folder: give the word-vector file"):
         EmbeddingSpace.from_file(tmp_path)
 
 

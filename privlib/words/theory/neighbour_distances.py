@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from privlib.core.statistics import binomial_standard_error
-from privlib.core.validation import as_generator, check_epsilons, check_positive_int
+from privlib.core.validation import as_generator, check_epsilons, check_positive_int, shown
 from privlib.words.embeddings import GLOVE_6B_50D
 from privlib.words.experiments import (
     run_word_blocks,
@@ -228,10 +228,14 @@ def neighbour_distances(space, words=5000, far: int = FAR_RANK, rng=None, progre
     nearest neighbours are needed) or ``far`` < 2.
     """
     n_words = len(space)
-    far = check_positive_int(far, "far (the rank of the far neighbour)", minimum=2)
+    try:
+        far = check_positive_int(far, "far (the rank of the far neighbour)", minimum=2)
+    except ValueError:
+        raise ValueError(f"far (the rank of the far neighbour) must be a whole number at least 2, got {shown(far)}.") from None
     if n_words < far + 1:
+        needed = f"{far + 1:,}" if far < 10**12 else "more"  # a 400-digit rank is not repeated
         raise ValueError(
-            f"Table 2 needs each word's {far} nearest neighbours, so at least {far + 1:,} words; "
+            f"Table 2 needs each word's {shown(far)} nearest neighbours, so at least {needed} words; "
             f"{space.name} has {n_words:,}. Load a larger vocabulary or choose a smaller far rank."
         )
     rows = _input_rows(space, words, rng)

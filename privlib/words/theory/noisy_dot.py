@@ -42,7 +42,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy import integrate, optimize, special, stats
 
-from privlib.core.validation import as_generator, check_epsilon, check_positive_int
+from privlib.core.validation import as_generator, check_epsilon, check_positive_int, shown
 
 __all__ = [
     "AngularComponent",
@@ -70,14 +70,20 @@ _LOG_2 = math.log(2.0)
 # Argument checks
 # --------------------------------------------------------------------------------------------
 
+#: The largest dimension n accepted: far above any embedding's (50 to a few thousand); beyond some
+#: 10^19 the law's computations lose every digit (NaN), and a 400-digit n cannot become a float.
+MAX_DIMENSION = 1_000_000
+
+
 def _check_dimension(n, minimum: int = 1) -> int:
-    """n as an int >= minimum, or ValueError saying what n is and what to pass."""
+    """n as an int with minimum <= n <= `MAX_DIMENSION`, or ValueError saying what n is (cut to 40
+    characters) and what to pass."""
     try:
-        return check_positive_int(n, "n (the embedding dimension)", minimum=minimum)
-    except ValueError as error:
+        return check_positive_int(n, "n (the embedding dimension)", minimum=minimum, maximum=MAX_DIMENSION)
+    except ValueError:
         raise ValueError(
-            f"{error} Pass the dimension of the word vectors (e.g. 50 or 300) as a whole "
-            f"number >= {minimum}."
+            f"n (the embedding dimension) must be a whole number at least {minimum} and at most {MAX_DIMENSION:,}, got {shown(n)}. "
+            "Pass the dimension of the word vectors (e.g. 50 or 300)."
         ) from None
 
 
