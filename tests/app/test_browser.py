@@ -276,13 +276,13 @@ def test_random_projections_page_renders_and_reacts_to_epsilon(browser):
         slider = page.get_by_role("slider", name="ε (epsilon)")
         slider.focus()
         changed = time.perf_counter()
-        slider.press("ArrowLeft")  # 5 -> 2
-        page.get_by_text("At ε = 2", exact=True).wait_for(timeout=60_000)
+        slider.press("ArrowLeft")  # 5 -> 3 (the shared ε slider's 1-1.5-2-3-5-7 steps)
+        page.get_by_text("At ε = 3", exact=True).wait_for(timeout=60_000)
         wait_for_app_idle(page)
         print(f"random projections: epsilon change rendered in {time.perf_counter() - changed:.2f} s")
         page.wait_for_function(
             "() => { const p = document.querySelector('.js-plotly-plot');"
-            " return p && p.innerText.includes('chosen ε = 2'); }",
+            " return p && p.innerText.includes('chosen ε = 3'); }",
             timeout=60_000)
         assert page.locator('[data-testid="stException"]').count() == 0
         assert errors == []
