@@ -30,9 +30,12 @@ from privlib.cli.common import (
     add_epsilons_argument,
     add_repeats_argument,
     add_seed_argument,
+    check_memory,
     long_work,
+    one_of,
     parse_epsilon,
 )
+from privlib.core.validation import shown
 
 #: ``--dataset`` choices: ``privlib.erm.datasets.DATASETS`` (spelled out so that ``--help`` loads no data code).
 DATASET_CHOICES = ("synthetic", "diabetes", "census2000")
@@ -42,17 +45,30 @@ TASK_CHOICES = ("regression", "classification")
 ROUTE_CHOICES = ("safe", "asymptotic")
 GUARANTEE_NOTE = ("input perturbation, safe calibration: (ε, δ)-DP, replace-one — the project's proof sketch "
                   "(beyond the paper); model DP holds only if at least n honestly perturbed records arrive")
+#: The caveat of the asymptotic input route, printed whenever its numbers are (the JSON carries it in its label).
+ASYMPTOTIC_NOTE = ("input_asymptotic: the paper's infinite-n match to Obj-Gauss [reconstructed] — NO guarantee at "
+                   "any finite n: a teaching curve, not a private model")
 
 
 def parse_count(text: str) -> int:
     """argparse ``type`` of a record count: a whole number ≥ 1, also written 1e4."""
     try:
         value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number of records, got {text!r}") from None
+    except (ValueError, OverflowError):
+        raise argparse.ArgumentTypeError(f"expected a whole number of records, got {shown(text)}") from None
     if not math.isfinite(value) or not value.is_integer() or value < 1:
-        raise argparse.ArgumentTypeError(f"the number of records must be a whole number of at least 1, got {text!r}")
+        raise argparse.ArgumentTypeError(f"the number of records must be a whole number of at least 1, got "
+                                         f"{shown(text)}")
     return int(value)
+
+
+def parse_dimension(text: str) -> int:
+    """argparse ``type`` of ``--d``: a whole number (the library says which ones it accepts); argparse's own
+    ``int`` would repeat a long wrong value in full."""
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {shown(text)}") from None
 
 
 def parse_positive(text: str) -> float:
@@ -60,9 +76,9 @@ def parse_positive(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected a number, got {shown(text)}") from None
     if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a finite number greater than 0, got {text!r}")
+        raise argparse.ArgumentTypeError(f"must be a finite number greater than 0, got {shown(text)}")
     return value
 
 
@@ -75,7 +91,7 @@ def add_calibrate_arguments(parser) -> None:
     add_delta_argument(parser, None)
     parser.add_argument("--n", type=parse_count, required=True,
                         help="the agreed lower bound on the number of honestly perturbed records")
-    parser.add_argument("--d", type=int, default=10, help="dimension of w (default 10)")
+    parser.add_argument("--d", type=parse_dimension, default=10, help="dimension of w (default 10)")
     parser.add_argument("--R", type=parse_positive, default=1.0,
                         help="radius of the parameter ball ‖w‖ ≤ R (default 1)")
     parser.add_argument("--A", type=parse_positive, default=1.0,
@@ -85,7 +101,7 @@ def add_calibrate_arguments(parser) -> None:
     parser.add_argument("--inflate", type=parse_positive, default=1.0, metavar="m",
                         help="local multiplier m ≥ 1: every contributor multiplies both noise variances by m "
                              "(default 1)")
-    parser.add_argument("--route", choices=ROUTE_CHOICES, default="safe",
+    parser.add_argument("--route", type=one_of(ROUTE_CHOICES), default="safe", metavar="{safe,asymptotic}",
                         help="input calibration: safe (a guarantee, our addition; default) or asymptotic (the "
                              "paper's infinite-n match, no guarantee)")
 
@@ -132,6 +148,10 @@ def print_calibrate(args, result: dict) -> None:
 # agm
 
 
+#: The smallest μ that ``agm`` computes an ε for.
+AGM_MU_MIN = 1e-100
+
+
 def add_agm_arguments(parser) -> None:
     parser.add_argument("--mu", type=parse_positive, required=True,
                         help="mu = sensitivity / sigma of the Gaussian mechanism (mu-GDP)")
@@ -142,6 +162,10 @@ def run_agm(args) -> dict:
     """Balle & Wang (2018), Thm 8: the smallest ε with δ(ε) ≤ δ for a μ-GDP release, in log space."""
     from privlib.core.calibration import analytic_gaussian_epsilon
 
+    if args.mu < AGM_MU_MIN:
+        # the root finder meets NaN below this; ε is 0 there for any δ above 1e-100
+        raise ValueError(f"mu must be at least {AGM_MU_MIN:g} (the release is then almost pure noise and its ε is 0), "
+                         f"got {args.mu:g}.")
     return {"mu": args.mu, "delta": args.delta, "epsilon": analytic_gaussian_epsilon(args.mu, args.delta)}
 
 
@@ -155,7 +179,8 @@ def print_agm(args, result: dict) -> None:
 
 
 def add_sweep_arguments(parser) -> None:
-    parser.add_argument("--dataset", choices=DATASET_CHOICES, default="synthetic",
+    parser.add_argument("--dataset", type=one_of(DATASET_CHOICES), default="synthetic",
+                        metavar="{" + ",".join(DATASET_CHOICES) + "}",
                         help="synthetic (d of your choice, default), diabetes (n = 354 training records: use "
                              "--epsilons) or census2000 (US Census 2000 extract, subsampled to each n)")
     parser.add_argument("--epsilon", type=parse_epsilon, default=None,
@@ -168,11 +193,12 @@ def add_sweep_arguments(parser) -> None:
     add_repeats_argument(parser, 20, help="repetitions per point (each redraws the data and the noise)",
                          aliases=("--trials",))
     add_seed_argument(parser, default=0, help="random seed (default 0)")
-    parser.add_argument("--task", choices=TASK_CHOICES, default="regression",
+    parser.add_argument("--task", type=one_of(TASK_CHOICES), default="regression",
+                        metavar="{" + ",".join(TASK_CHOICES) + "}",
                         help="regression (squared loss, default) or classification (logistic Taylor surrogate)")
-    parser.add_argument("--methods", choices=METHOD_CHOICES, nargs="+", default=None, metavar="METHOD",
+    parser.add_argument("--methods", type=one_of(METHOD_CHOICES), nargs="+", default=None, metavar="METHOD",
                         help=f"methods to run (default all): {', '.join(METHOD_CHOICES)}")
-    parser.add_argument("--d", type=int, default=10, help="dimension of the synthetic data (default 10)")
+    parser.add_argument("--d", type=parse_dimension, default=10, help="dimension of the synthetic data (default 10)")
     parser.add_argument("--R", type=parse_positive, default=1.0, help="radius of the parameter ball (default 1)")
     parser.add_argument("--inflate", type=parse_positive, default=1.0, metavar="m",
                         help="local multiplier m of the input noise variances (default 1)")
@@ -180,7 +206,7 @@ def add_sweep_arguments(parser) -> None:
 
 
 #: What makes an erm-sweep smaller, for the refusal of long work.
-SWEEP_REDUCE = "--n, --repeats (--trials), the number of --epsilons or --methods"
+SWEEP_REDUCE = "--n, --d, --repeats (--trials), the number of --epsilons or --methods"
 
 
 def sweep_plan(args) -> tuple[str, tuple, dict]:
@@ -219,6 +245,17 @@ def run_sweep(args) -> dict:
     axis, values, kwargs = sweep_plan(args)
     synthetic_n = kwargs.get("n", erm_sweep.SYNTHETIC_DEFAULT_N if args.dataset == "synthetic" else 0)
     ns = values if axis == "n" else (synthetic_n,)
+    # every setting checked before the memory and time estimates (which grow with d and the repeats), so that
+    # bad input is one line, never an estimate first
+    erm_sweep.check_settings(args.dataset, args.task, args.R, args.repeats, args.seed, methods, args.inflate,
+                             args.delta)
+    if args.dataset == "synthetic":
+        erm_sweep.check_synthetic_d(args.d)
+    erm_sweep.check_sweep_epsilons(values if axis == "epsilon" else [args.epsilon])
+    if axis == "n":
+        erm_sweep.check_ns(values, args.dataset)
+    check_memory("erm-sweep", erm_sweep.memory_bytes(args.dataset, ns, len(values) if axis == "epsilon" else 1,
+                                                     len(methods), args.repeats, args.d), SWEEP_REDUCE)
     seconds = erm_sweep.estimate_seconds(args.dataset, ns, len(values) if axis == "epsilon" else 1, len(methods),
                                          args.repeats, args.d)
     progress = long_work(args, "erm-sweep", seconds, SWEEP_REDUCE)
@@ -243,6 +280,8 @@ def print_sweep(args, result: dict) -> None:
             print(f"  {method:<18} {stats[f'{metric}_mean']:.4f} ± {number(stats.get(f'{metric}_sd'), '.4f')}   "
                   f"excess risk {number(excess, '.3e')}")
     print(GUARANTEE_NOTE)
+    if "input_asymptotic" in result["methods"]:
+        print(ASYMPTOTIC_NOTE)
 
 
 # ---------------------------------------------------------------------------------------------

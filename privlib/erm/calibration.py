@@ -28,7 +28,7 @@ import numpy as np
 from scipy import special
 
 from privlib.core.calibration import analytic_gaussian_epsilon
-from privlib.core.validation import check_delta, check_epsilon, check_positive_int, check_range
+from privlib.core.validation import check_delta, check_epsilon, check_positive_int, check_range, shown
 
 #: The neighbouring relation of every mechanism here: the paper's Def. 1 ("differ in at most one
 #: element") read as replacing one record.
@@ -45,6 +45,15 @@ def _finite_or_none(value):
 
 # --------------------------------------------------------------------------------------------- checks
 
+def count_text(n: int) -> str:
+    """A count for a message: 1,000 with separators, 1e+100 from 10¹⁵ on, or its number of digits beyond
+    float64 (a 401-digit d is never repeated in full)."""
+    if n < 10**15:
+        return f"{n:,}"
+    if n < 10**300:
+        return f"{float(n):.3g}"
+    return f"a number of {len(str(n)) if n.bit_length() < 14_000 else int(n.bit_length() * 0.30103) + 1:,} digits"
+
 def _check_n(n) -> int:
     return check_positive_int(n, "n (the agreed lower bound on the number of records)")
 
@@ -53,15 +62,22 @@ def _check_d(d) -> int:
     return check_positive_int(d, "d (the dimension of w)")
 
 
+#: The largest R, A or B accepted: ζ = 2RA² + B and its square stay finite in float64 (1e50³ = 1e150, squared
+#: 1e300). Features are scaled into the unit ball, so usual values are about 1.
+GEOMETRY_MAX = 1e50
+
+
 def _check_geometry(R, A, B) -> tuple[float, float, float]:
-    R = check_range(R, "R (the radius of the parameter ball ‖w‖ ≤ R)", low=0.0, low_inclusive=False)
-    A = check_range(A, "A (the public bound on ‖a(z)‖)", low=0.0, low_inclusive=False)
-    B = check_range(B, "B (the public bound on ‖b(z)‖)", low=0.0)
+    R = check_range(R, "R (the radius of the parameter ball ‖w‖ ≤ R)", low=0.0, low_inclusive=False,
+                    high=GEOMETRY_MAX)
+    A = check_range(A, "A (the public bound on ‖a(z)‖)", low=0.0, low_inclusive=False, high=GEOMETRY_MAX)
+    B = check_range(B, "B (the public bound on ‖b(z)‖)", low=0.0, high=GEOMETRY_MAX)
     return R, A, B
 
 
 def _check_inflate(inflate) -> float:
-    return check_range(inflate, "inflate m (the factor on both noise variances; 1 = calibrated noise)", low=1.0)
+    return check_range(inflate, "inflate m (the factor on both noise variances; 1 = calibrated noise)", low=1.0,
+                       high=GEOMETRY_MAX)
 
 
 def _check_sigma(sigma, name: str) -> float:
@@ -101,9 +117,17 @@ def obj_gauss_calibration(epsilon, delta, zeta, lam, replace_one=True) -> ObjGau
     zeta = check_range(zeta, "zeta (the bound on one record's gradient norm)", low=0.0, low_inclusive=False)
     lam = check_range(lam, "lam (the bound on one record's Hessian eigenvalues)", low=0.0)
     zeta_s = 2.0 * zeta if replace_one else zeta
-    beta_sq = zeta_s**2 * (8.0 * math.log(2.0 / delta) + 4.0 * epsilon) / epsilon**2
+    squared = epsilon * epsilon
+    if 0.0 < squared < math.inf:
+        beta = math.sqrt(zeta_s**2 * (8.0 * math.log(2.0 / delta) + 4.0 * epsilon) / squared)
+    else:  # ε² under- or overflows at the ends of ε's range: the same β without squaring ε
+        beta = zeta_s * math.sqrt(8.0 * math.log(2.0 / delta) + 4.0 * epsilon) / epsilon
+    Delta = 2.0 * lam / epsilon
+    if not (math.isfinite(beta) and math.isfinite(Delta)):
+        raise ValueError(f"Obj-Gauss's noise cannot be represented at ε = {epsilon:g} (its standard deviation "
+                         "would overflow): use a larger ε or smaller loss bounds.")
     return ObjGaussCalibration(epsilon=epsilon, delta=delta, zeta=zeta, lam=lam, zeta_s=zeta_s,
-                               Delta=2.0 * lam / epsilon, beta=math.sqrt(beta_sq))
+                               Delta=Delta, beta=beta)
 
 
 def obj_gauss_epsilon(beta, delta, zeta_s) -> float:
@@ -122,7 +146,11 @@ def obj_gauss_epsilon(beta, delta, zeta_s) -> float:
 # ------------------------------------------------------------------------------- input perturbation
 
 def _log3(delta):
-    return np.log(3.0 / np.asarray(delta, dtype=np.float64))
+    delta = np.asarray(delta, dtype=np.float64)
+    with np.errstate(over="ignore"):
+        ratio = 3.0 / delta
+    # 3/δ overflows for δ below ~3e-308: ln 3 − ln δ is the same number without the overflow
+    return np.where(np.isfinite(ratio), np.log(np.where(np.isfinite(ratio), ratio, 1.0)), math.log(3.0) - np.log(delta))
 
 
 def _r(d, delta):
@@ -205,9 +233,21 @@ def _is_valid(epsilon, n, d, delta):
     return (s > 0) & (s * np.sqrt(epsilon / 2.0) > _r(d, delta))
 
 
+#: Above this many records the rounding guard of `_smallest_valid_n` stops: float64 no longer tells n from n − 1
+#: (2⁵³), so the closed form is the answer.
+EXACT_COUNT = 2**53
+
+
 def _smallest_valid_n(epsilon, delta, d) -> int:
     target = float(_r(d, delta)) / math.sqrt(epsilon / 2.0) + math.sqrt(d) + math.sqrt(2.0 * float(_log3(delta)))
-    n = max(math.floor(target**2 + 1.0 + d) + 1, 1)  # √(n − 1 − d) > target
+    # A tiny ε (or a huge d) makes target² overflow: no count of records that float64 can carry would do.
+    bound = target * target + 1.0 + d if target < 1e150 else math.inf
+    if not math.isfinite(bound):
+        raise ValueError(f"The safe input calibration would need more than 1e300 records at ε = {epsilon:g}, "
+                         f"d = {shown(d)}: use a larger ε or a smaller d.")
+    n = max(math.floor(bound) + 1, 1)  # √(n − 1 − d) > target
+    if n > EXACT_COUNT:
+        return n
     while n > 1 and _is_valid(epsilon, n - 1, d, delta):  # guard against rounding of the closed form
         n -= 1
     while not _is_valid(epsilon, n, d, delta):
@@ -449,12 +489,28 @@ def calibrate(epsilon, delta, n, d, R=1.0, A=1.0, B=2.0, inflate=1.0, route="saf
     that route's σ's. Output perturbation uses the default Λ.
     """
     if route not in ROUTES:
-        raise ValueError(f"route must be one of {', '.join(ROUTES)}, got {route!r}.")
+        raise ValueError(f"route must be one of {', '.join(ROUTES)}, got {shown(route)}.")
     epsilon, delta, n, d, R, A, B, inflate = _check_input_args(epsilon, delta, n, d, R, A, B, inflate)
+    try:
+        return _calibrate(epsilon, delta, n, d, R, A, B, inflate, route)
+    except (OverflowError, ZeroDivisionError):
+        # a safety net: the checks above keep each input representable, but a combination of extremes may not be
+        raise ValueError(f"The noise at ε = {epsilon:g}, n = {count_text(n)}, d = {count_text(d)}, R = {R:g}, A = {A:g}, B = {B:g}, "
+                         f"m = {inflate:g} cannot be represented in float64: use values closer to 1.") from None
+
+
+def _calibrate(epsilon, delta, n, d, R, A, B, inflate, route) -> ErmCalibration:
     zeta = 2.0 * R * A**2 + B
     maker = safe_input_calibration if route == "safe" else asymptotic_input_calibration
     inp = maker(epsilon, delta, n, d, R=R, A=A, B=B, inflate=inflate)
-    local = local_guarantee(inp.sigma_a, inp.sigma_b, A, B, delta) if inp.valid else None
+    try:
+        local = local_guarantee(inp.sigma_a, inp.sigma_b, A, B, delta) if inp.valid else None
+    except ValueError:
+        # BW18's root has no float64 answer when the contributor's noise is tiny against her record (μ_L huge):
+        # say which input does that, not the root finder's terms.
+        raise ValueError(f"The contributor's ε_L cannot be computed at ε = {epsilon:g}, n = {count_text(n)}: her input noise "
+                         "is too small against her record (ε_L would be astronomically large); use a smaller ε or "
+                         "fewer records n.") from None
     return ErmCalibration(obj_gauss=obj_gauss_calibration(epsilon, delta, zeta, 2.0 * A**2, replace_one=True),
                           input=inp, local=local, output=output_calibration(epsilon, n, d, zeta))
 

@@ -100,7 +100,8 @@ def project_to_ball(w: np.ndarray, R: float) -> np.ndarray:
 
 def check_inflate(inflate) -> float:
     """The local multiplier m ≥ 1 of both input-noise variances (paper §3.5)."""
-    return check_range(inflate, "inflate m (the factor on both input-noise variances)", low=1.0)
+    # at most 1e50: the noise standard deviations grow by √m and their squares must stay finite in float64
+    return check_range(inflate, "inflate m (the factor on both input-noise variances)", low=1.0, high=1e50)
 
 
 class ErmMechanism(Mechanism):

@@ -47,11 +47,13 @@ from privlib.core.validation import (
 from privlib.erm.calibration import calibrate
 from privlib.erm.datasets import (
     CENSUS_MAX_TRAIN,
+    CHUNK_ROWS,
     DATASETS,
     DIABETES_N_TRAIN,
     INTERCEPT_COLUMN,
     MAX_SYNTHETIC_N,
     MAX_TRIALS,
+    SYNTHETIC_TEST_SIZE,
     check_task,
     load_dataset,
     synthetic_records,
@@ -230,9 +232,24 @@ def check_settings(dataset, task, R, repeats, seed, methods, inflate, delta) -> 
     """`SweepSettings` from the arguments of a sweep, each checked (ValueError naming the bad one)."""
     return SweepSettings(
         dataset=check_dataset(dataset), task=check_task(task),
-        R=check_range(R, "R (the radius of the parameter ball)", low=0.0, low_inclusive=False),
+        # 1e-50 ≤ R ≤ 1e50: the solver divides by R and squares ζ = 2RA² + B (features lie in the unit ball: R ≈ 1)
+        R=check_range(R, "R (the radius of the parameter ball; 1e-50 to 1e50)", low=1e-50, high=1e50),
         repeats=check_positive_int(repeats, "repeats", maximum=MAX_REPEATS), seed=check_seed(seed),
         methods=check_methods(methods), inflate=check_inflate(inflate), delta=check_delta(delta))
+
+
+#: The smallest ε a sweep trains at: below it the noise's squares (σ ∝ 1/ε, summed over n records) overflow
+#: float64 in the noisy sums. Every model at such an ε is pure noise anyway.
+SWEEP_EPSILON_MIN = 1e-100
+
+
+def check_sweep_epsilons(epsilons) -> np.ndarray:
+    """`check_epsilons`, each at least `SWEEP_EPSILON_MIN`."""
+    values = check_epsilons(epsilons)
+    if float(values.min()) < SWEEP_EPSILON_MIN:
+        raise ValueError(f"A private-learning sweep needs ε ≥ {SWEEP_EPSILON_MIN:g} (below it the noise cannot be "
+                         f"summed in float64; every model there is pure noise), got {float(values.min()):g}.")
+    return values
 
 
 def check_synthetic_d(d) -> int:
@@ -308,7 +325,7 @@ def n_sweep(dataset="synthetic", mechanisms=METHODS, ns=DEFAULT_NS, *, epsilon=1
     d = 11, census2000 d = 4, intercepts included). ``progress(fraction, message)`` is called after each
     (n, repetition), the fraction weighted by n (the cost of drawing the data)."""
     settings = check_settings(dataset, task, R, repeats, seed, mechanisms, inflate, delta)
-    epsilon = check_epsilon(epsilon)
+    epsilon = float(check_sweep_epsilons([epsilon])[0])
     d = check_synthetic_d(d)
     ns = check_ns(ns, settings.dataset)
     at_epsilon = [mechanisms_at(settings, epsilon)]
@@ -337,7 +354,7 @@ def sweep(dataset="diabetes", mechanisms=METHODS, epsilons=DEFAULT_EPSILONS, *, 
     serve every ε. ``n`` = None: all training records (diabetes 354, census2000 24,000); the training
     size used is ``settings["n"]`` of the result."""
     settings = check_settings(dataset, task, R, repeats, seed, mechanisms, inflate, delta)
-    epsilons = check_epsilons(epsilons)
+    epsilons = check_sweep_epsilons(epsilons)
     d = check_synthetic_d(d)
     n_value = fixed_n(n, settings.dataset)
     by_epsilon = [mechanisms_at(settings, float(eps)) for eps in epsilons]
@@ -465,6 +482,25 @@ def work_size(dataset: str, ns, epsilons: int, methods: int, repeats: int) -> tu
     records = float(sizes.sum()) * repeats if synthetic else 0.0
     setups = 0.0 if synthetic else float(sizes.size * repeats)
     return records, setups, float(sizes.size * repeats * methods * epsilons)
+
+
+#: float64 arrays of the synthetic records alive at once per drawing thread: the chunk, its targets and the
+#: products summed into the moments (a margin over what `synthetic_moments` holds).
+CHUNK_COPIES = 4
+
+
+def memory_bytes(dataset: str, ns, epsilons: int, methods: int, repeats: int, d: int = 10) -> float:
+    """Bytes a sweep's arrays need at their peak (an estimate, for refusing what will not fit): the synthetic
+    test set (20,000 × (d + 1)), `CHUNK_COPIES` chunks of `CHUNK_ROWS` × (d + 1) per drawing thread
+    (`workers`), a few (d + 1)² moment and eigen matrices per fit, and the result cells (two metrics × ns ×
+    ε × methods × repeats); a real dataset's records besides (at most 29,501 × 5 for census2000)."""
+    cols = (min(int(d), 10**9) if dataset == "synthetic" else 11) + 1  # a huge d: refused, never overflowing
+    size = len(tuple(ns))
+    data = (SYNTHETIC_TEST_SIZE + CHUNK_COPIES * CHUNK_ROWS * workers()) * cols if dataset == "synthetic" \
+        else 30_000 * cols * 4
+    matrices = 8.0 * cols * cols * workers()
+    cells = 2.0 * size * epsilons * methods * repeats
+    return 8.0 * (data + matrices + cells)
 
 
 def estimate_seconds(dataset: str, ns, epsilons: int, methods: int, repeats: int, d: int = 10,

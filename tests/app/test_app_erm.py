@@ -170,6 +170,22 @@ def test_census_grid_stops_at_its_training_records_and_back(page, counted):
     assert page.select_slider(key="erm_n").value == 10_000  # back on the n grid, not silently reset to 100
 
 
+def test_census_classification_says_it_shows_nothing_and_the_tooltip_blames_the_calibration(page):
+    """Issue 22: every curve sits on the constant predictor there; the page says why instead of the paper's
+    claim that the private models approach the non-private one."""
+    task_help = page.radio(key="erm_task").help
+    assert "safe calibration" in task_help and "same surrogate" in task_help
+    page.selectbox(key="erm_dataset").set_value("census2000").run()
+    page.radio(key="erm_task").set_value("classification").run()
+    ok(page)
+    assert any("Nothing to see" in w.value and "$576" in w.value for w in page.warning)
+    assert not any("approaches the non-private one" in c.value for c in page.caption)
+    page.radio(key="erm_task").set_value("regression").run()
+    page.selectbox(key="erm_dataset").set_value("synthetic").run()
+    ok(page)
+    assert any("approaches the non-private one" in c.value for c in page.caption)
+
+
 def test_no_method_chosen_is_explained(page):
     page.multiselect(key="erm_methods").set_value([]).run()
     ok(page)

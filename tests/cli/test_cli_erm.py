@@ -6,7 +6,9 @@ import json
 import math
 
 import pytest
+from cli_fuzz import assert_kept_promise, option_values
 from cli_run import run_cli
+from hypothesis import HealthCheck, given, settings
 
 from privlib.cli import EXIT_USAGE
 from privlib.cli import erm as erm_commands
@@ -210,3 +212,108 @@ def test_long_sweeps_are_refused_without_allow_long(pace, monkeypatch):
     allowed = run_cli(*small, "--allow-long", "--json", env={"PRIVLIB_LONG_WORK_SECONDS": "0"})
     assert allowed.code == 0 and allowed.json()["trials"] == 2
     assert "erm-sweep: about" in allowed.err  # the estimate, then the progress, on stderr
+
+
+# ---------------------------------------------------------------------------------------------
+# bad input (issue 22): every option fed arbitrary numbers and text keeps the CLI's promise
+
+
+#: Each command with SMALL valid options (a run takes well under a second); the fuzzed option replaces one.
+FUZZ_BASE = {
+    "erm-calibrate": {"--epsilon": "1", "--delta": "1e-5", "--n": "1000", "--d": "3", "--R": "1", "--A": "1",
+                      "--B": "2", "--inflate": "1", "--route": "safe"},
+    "agm": {"--mu": "1", "--delta": "1e-5"},
+    "erm-sweep": {"--epsilon": "1", "--delta": "1e-6", "--n": "300", "--repeats": "1", "--seed": "0", "--d": "3",
+                  "--R": "1", "--inflate": "1", "--dataset": "synthetic", "--task": "regression",
+                  "--methods": "non_private"},
+}
+#: The options whose parsing lives in privlib/cli/common.py (shared by every topic): fuzzed in the same way.
+FUZZ_CASES = [(command, option) for command, options in FUZZ_BASE.items() for option in options] + [
+    ("erm-sweep", "--epsilons")]
+
+
+def fuzzed_argv(command: str, option: str, value: str) -> list[str]:
+    options = dict(FUZZ_BASE[command])
+    if option == "--epsilons":  # a sweep over ε replaces --epsilon and takes at most one --n
+        del options["--epsilon"]
+    options[option] = value
+    # "--opt=value": a value starting with "-" is still the option's value, as a user would quote it
+    return [command, *(f"{key}={val}" for key, val in options.items()), "--json"]
+
+
+@pytest.mark.parametrize("command, option", FUZZ_CASES)
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@given(value=option_values())
+def test_every_option_keeps_the_promise_on_arbitrary_values(command, option, value):
+    # a fuzzed size is refused rather than run for minutes
+    assert_kept_promise(run_cli(*fuzzed_argv(command, option, value), env={"PRIVLIB_LONG_WORK_SECONDS": "20"}))
+
+
+@pytest.mark.parametrize("epsilon", ["1e-300", "1e-200", "1e-100", "1e100", "1e200", "1e300"])
+@pytest.mark.parametrize("route", ["safe", "asymptotic"])
+def test_erm_calibrate_at_extreme_epsilon_is_a_result_or_one_clear_line(epsilon, route):
+    """ε at the ends of the accepted range: an OverflowError, ZeroDivisionError or SciPy's solver text
+    before (issue 22); now strict JSON or one line that names what to change."""
+    result = run_cli("erm-calibrate", "--epsilon", epsilon, "--delta", "1e-5", "--n", "1000", "--route", route,
+                     "--json")
+    assert_kept_promise(result)
+    if result.code:
+        assert "solver" not in result.err and "math domain" not in result.err and "epsilon" in result.err.lower() \
+            or "ε" in result.err
+
+
+@pytest.mark.parametrize("argv", [
+    # each broke the promise before (a traceback, a RuntimeWarning, a solver's text or a 300-digit number)
+    ["erm-sweep", "--epsilon", "1e-300", "--n", "300", "--repeats", "1", "--d", "3", "--methods", "obj_gauss"],
+    ["erm-sweep", "--epsilons", "1e-300", "--repeats", "1", "--d", "3", "--methods", "obj_gauss"],
+    ["erm-sweep", "--epsilon", "1", "--n", "300", "--repeats", "1", "--d", "3", "--R", "1e-300"],
+    ["erm-sweep", "--epsilon", "1", "--n", "300", "--repeats", "1", "--d", "3", "--inflate", "1e308"],
+    ["erm-sweep", "--epsilon", "1", "--n", "1e308", "--repeats", "1", "--d", "3"],
+    ["erm-sweep", "--epsilon", "1", "--n", "300", "--repeats", "35267", "--d", "3"],
+    ["erm-calibrate", "--epsilon", "1", "--delta", "1e-308", "--n", "1000"],
+    ["erm-calibrate", "--epsilon", "1", "--delta", "1e-5", "--n", "1e100"],
+    ["erm-calibrate", "--epsilon", "1", "--delta", "1e-5", "--n", "1000", "--inflate", "1e308"],
+    ["erm-calibrate", "--epsilon", "1", "--delta", "1e-5", "--n", "1000", "--R", "3.35e153"],
+    ["agm", "--mu", "5e-324", "--delta", "1e-5"],
+    ["erm-calibrate", "--epsilon", "1", "--delta", "1e-5", "--n", "1000", "--d", "9" * 401],
+    ["erm-sweep", "--epsilon", "1", "--n", "300", "--repeats", "1", "--d", "9" * 401],
+])
+def test_extremes_found_by_fuzzing_keep_the_promise(argv):
+    result = run_cli(*argv, "--json")
+    assert_kept_promise(result)
+    assert "solver" not in result.err and len(result.err) < 300
+
+
+def test_tiny_epsilon_says_how_many_records_the_safe_route_needs():
+    result = run_cli("erm-calibrate", "--epsilon", "1e-300", "--delta", "1e-5", "--n", "1000", "--json")
+    assert result.code == EXIT_USAGE and "more than 1e300 records" in result.err
+    assert calibrate(1e-12, 1e-5, 1000, 3).input.min_n > 10**12  # large, exact as far as float64 goes
+
+
+def test_long_values_are_cut_in_messages():
+    for argv in (["erm-calibrate", "--epsilon", "1", "--delta", "1e-5", "--n", "x" * 10_000],
+                 ["erm-calibrate", "--epsilon", "1", "--delta", "1e-5", "--n", "10", "--d", "y" * 10_000],
+                 ["erm-sweep", "--epsilon", "1", "--n", "300", "--dataset", "z" * 10_000],
+                 ["erm-sweep", "--epsilon", "1", "--n", "300", "--methods", "w" * 10_000]):
+        result = run_cli(*argv)
+        assert result.code == EXIT_USAGE and result.err.count("\n") == 1 and len(result.err) < 300, result.err[:400]
+
+
+def test_sweeps_that_need_more_memory_than_there_is_are_refused_even_with_allow_long():
+    argv = ["erm-sweep", "--epsilon", "1", "--n", "300", "--repeats", "1", "--d", "1000", "--methods", "non_private",
+            "--allow-long"]
+    needed = erm_sweep_module.memory_bytes("synthetic", (300,), 1, 1, 1, 1000)
+    assert needed > 2**28  # the test set and the chunks of 1,001 columns: over 256 MiB
+    result = run_cli(*argv, env={"PRIVLIB_AVAILABLE_MEMORY_BYTES": str(2**28)})
+    assert result.code == EXIT_USAGE and "MiB of memory" in result.err and "--d" in result.err
+    # with the same memory a smaller d fits, and runs
+    small = run_cli(*argv[:8], "3", *argv[9:], "--json", env={"PRIVLIB_AVAILABLE_MEMORY_BYTES": str(2**28)})
+    assert small.code == 0, small.err
+
+
+def test_text_output_carries_the_asymptotic_caveat_only_when_that_route_is_shown():
+    out = run_text("erm-sweep", "--epsilon", "2", "--n", "1000", "--trials", "1", "--d", "3",
+                   "--methods", "non_private", "input_asymptotic")
+    assert erm_commands.ASYMPTOTIC_NOTE in out and "NO guarantee" in out
+    out = run_text("erm-sweep", "--epsilon", "2", "--n", "1000", "--trials", "1", "--d", "3", "--methods", "obj_gauss")
+    assert "NO guarantee" not in out
