@@ -78,14 +78,18 @@ def add_space_arguments(parser) -> None:
                         help="word2vec/GloVe/fastText file (default: the built-in GloVe 6B 50d)")
 
 
-def add_word_arguments(parser) -> None:
+def add_word_arguments(parser, seed: int | None = 0) -> None:
     """The options of every command that privatises words: the space, the mechanism and its
-    parameters, the close-neighbour cut-off and the seed."""
+    parameters, the close-neighbour cut-off and the seed (default ``seed``; None: fresh OS
+    entropy, for sanitising a user's text)."""
     add_space_arguments(parser)
     parser.add_argument("--mechanism", default="multivariate-laplace", choices=sorted(MECHANISMS))
     parser.add_argument("--param", action="append", metavar="KEY=VALUE", help="mechanism parameter (repeatable)")
     parser.add_argument("--close", type=whole_number, default=DEFAULT_CLOSE, help="close-neighbour cut-off K (default 100)")
-    add_seed_argument(parser)
+    if seed is None:  # a release of the user's own text: fresh randomness unless asked otherwise
+        add_seed_argument(parser)
+    else:  # a study: reproducible by default, as every topic's sweeps
+        add_seed_argument(parser, default=seed, help=f"random seed (default {seed})")
 
 
 def space_of(args) -> EmbeddingSpace:
@@ -380,7 +384,7 @@ def add_sanitize_arguments(parser) -> None:
                         help=argparse.SUPPRESS)  # the former switch: now the default, same as --numbers sanitise
     parser.add_argument("--progress", action="store_true",
                         help="show a progress bar on stderr even when not a terminal")
-    add_word_arguments(parser)
+    add_word_arguments(parser, seed=None)
     add_allow_long_flag(parser)
 
 
