@@ -30,7 +30,7 @@ from privlib.label_dp.datasets import load_dataset
 from privlib.label_dp.models import LOGISTIC_C, LOGISTIC_MAX_ITER
 from privlib.label_dp.mechanisms import RR
 from privlib.label_dp.retraining import MODES, retrain
-from privlib.label_dp.sweep import DEFAULT_EPSILONS, repeat_rng, sweep
+from privlib.label_dp.sweep import DEFAULT_EPSILONS, repeat_rng, retraining_sweep
 
 REPEATS = 5
 SEED = 1000
@@ -103,7 +103,7 @@ def main():
     cells = len(epsilons) * REPEATS
     print(f"\nSweep: {len(epsilons)} ε {tuple(epsilons)} × {REPEATS} repetitions × every variant "
           f"{MODES}, logistic regression (C = {LOGISTIC_C:g}), RR, seed {SEED}", flush=True)
-    seconds, times, result = timed(lambda: sweep(data, "rr", epsilons, repeats=REPEATS, seed=SEED, model="logistic"),
+    seconds, times, result = timed(lambda: retraining_sweep(data, "rr", epsilons, repeats=REPEATS, seed=SEED, model="logistic"),
                                    args.repeats)
     fits = cells * len(MODES) + 1  # a baseline and three refits per cell, one non-private fit
     verdict = "within" if seconds <= TARGET_SECONDS else "OVER"

@@ -24,7 +24,7 @@ from privlib.label_dp.datasets import (
 from privlib.label_dp.mechanisms import MECHANISMS
 from privlib.label_dp.models import LOGISTIC_C, MODELS
 from privlib.label_dp.retraining import MODE_LABELS, RETRAINING_MODES
-from privlib.label_dp.sweep import gain_grid, sweep, sweep_run
+from privlib.label_dp.sweep import gain_grid, retraining_sweep, sweep_run
 from privlib.presentation.label_dp import figures
 
 LN_1_5 = math.log(1.5)  # binary flip probability p = 0.4 (the paper's Fig. 1)
@@ -78,7 +78,7 @@ def cached_sweep(key, model, randomiser, fresh, repeats, seed):
     data = dataset_of(key)
     return ui.with_progress_bar(
         f"Training on randomised labels: {len(EPSILONS)} values of ε × {repeats} runs, every retraining variant:",
-        lambda progress: sweep(data, randomiser, EPSILONS, repeats=repeats, seed=seed, progress=progress, model=model,
+        lambda progress: retraining_sweep(data, randomiser, EPSILONS, repeats=repeats, seed=seed, progress=progress, model=model,
                                fresh_unlabelled=fresh))
 
 

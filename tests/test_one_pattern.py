@@ -1,7 +1,6 @@
 """Every topic follows the one pattern of privlib.core (ARCHITECTURE.md, "The pattern"): every
 mechanism class of every topic subclasses `privlib.core.mechanism.Mechanism` and is listed in its
-topic's registry, and every topic's sweep gives a `privlib.core.sweep.SweepResult` (label DP's
-holds it beside its per-repetition label diagnostics).
+topic's registry, and every topic's sweep returns a `privlib.core.sweep.SweepResult`.
 
 The walk finds mechanism classes by what they do, not by their names: a class defined in a topic
 package that releases data (it defines ``release`` or ``_release``) is a mechanism; a law that
@@ -90,11 +89,11 @@ def small_sweeps():
     yield "words", word_sweep(space, [MultivariateLaplace.family()], [1, 30], repeats=3, seed=0)
     yield "projections", projection_sweep(load_dataset("digits"), ["dp-oporp"], [1, 10], repeats=2, seed=0, k=8,
                                           R=10, queries=20)
-    yield "label_dp", label_sweep("fig1", ["rr"], [1], repeats=2, seed=0).result  # held with label diagnostics
+    yield "label_dp", label_sweep("fig1", ["rr"], [1], repeats=2, seed=0)
     yield "erm", erm_sweep("diabetes", ["output"], [1, 10], repeats=2, seed=0)
 
 
-def test_every_topics_sweep_gives_one_sweep_result():
+def test_every_topics_sweep_returns_one_sweep_result():
     """mechanism × ε × repetition × metric, with the seed and repetitions asked for."""
     seen = set()
     for topic, result in small_sweeps():

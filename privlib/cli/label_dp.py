@@ -207,7 +207,7 @@ def run_retrain(args) -> dict:
     nonprivate, …}, or {"epsilons": [...], "results": [one such object per ε], …}."""
     from privlib.label_dp.datasets import default_model
     from privlib.label_dp.models import MODEL_ALIASES
-    from privlib.label_dp.sweep import estimate_seconds, sweep
+    from privlib.label_dp.sweep import estimate_seconds, retraining_sweep
 
     if args.seed is None or args.seed < 0:
         raise ValueError(f"--seed must be a whole number of at least 0, got {shown(args.seed)}.")
@@ -218,7 +218,7 @@ def run_retrain(args) -> dict:
     epsilons = [args.epsilon] if args.epsilons is None else args.epsilons
     seconds = estimate_seconds(dataset, args.randomiser, epsilons, args.repeats, model=model)
     progress = long_work(args, "retrain", seconds, "--repeats, the number of epsilons or --n")
-    result = sweep(dataset, args.randomiser, epsilons, repeats=args.repeats, seed=args.seed, progress=progress,
+    result = retraining_sweep(dataset, args.randomiser, epsilons, repeats=args.repeats, seed=args.seed, progress=progress,
                    model=model, fresh_unlabelled=args.fresh_unlabelled).to_dict()
     result["dataset_description"] = dataset.description
     return result

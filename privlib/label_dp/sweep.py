@@ -1,10 +1,11 @@
 """The label-DP sweep: every randomiser × ε × repetition, each run retrained in every mode.
 
-``sweep(data, randomisers, epsilons, *, repeats, seed, progress, model, modes, …)`` returns a
-`RetrainingSweep`: it HOLDS the one `privlib.core.sweep.SweepResult` (randomiser × ε × repetition ×
-metric; the metrics are each mode's accuracy, the label diagnostics and the fallbacks) and adds what
-label DP needs besides (the non-private reference per repetition, the keep probability per ε and the
-``retrain`` command's JSON).
+``sweep(data, randomisers, epsilons, *, repeats, seed, progress, model, modes, …)`` returns the one
+`privlib.core.sweep.SweepResult` (randomiser × ε × repetition × metric; the metrics are each mode's
+accuracy, the label diagnostics and the fallbacks; the non-private reference per repetition and the
+data seeds in its settings). `RetrainingSweep.of(result)` reads it the label-DP way — by retraining
+mode, with the keep probability per ε and the ``retrain`` command's JSON — and `retraining_sweep`
+does both, for the page and the CLI.
 
 Seeding (the one scheme of `privlib.core.sweep`): repetition r of randomiser R draws its labels from
 ``child_rng(seed, r, R.name)`` — so a cell's labels depend on nothing else that runs — at EVERY ε:
@@ -77,8 +78,8 @@ def _stats(values: np.ndarray) -> dict:
 
 @dataclass(frozen=True, eq=False)
 class RetrainingSweep:
-    """A label-DP sweep: ``result`` (the `SweepResult`: randomiser × ε × repetition × `METRICS`)
-    and the label-DP extras: ``nonprivate`` (per repetition, the model fitted on clean labels, a
+    """A label-DP sweep read by retraining mode (`of` a `sweep` result): ``result`` (the
+    `SweepResult`: randomiser × ε × repetition × `METRICS`) and the label-DP extras: ``nonprivate`` (per repetition, the model fitted on clean labels, a
     diagnostic), ``keep_probability`` (e^ε/(e^ε + C − 1) per ε, RR's given-label accuracy),
     ``data_seeds`` (the synthetic data's seed per repetition, None when not redrawn).
 
@@ -96,6 +97,20 @@ class RetrainingSweep:
     keep_probability: np.ndarray
     data_seeds: tuple | None = None
     guarantee: str = GUARANTEE
+
+    @classmethod
+    def of(cls, result: SweepResult) -> RetrainingSweep:
+        """The label-DP reading of a `sweep` result: its settings, the non-private accuracy per
+        repetition and RR's keep probability e^ε/(e^ε + C − 1) at each ε."""
+        settings = result.settings
+        classes = int(settings["classes"])
+        keep = np.array([RandomisedResponse(classes, float(e)).keep_probability for e in result.epsilons])
+        seeds = settings.get("data_seeds")
+        return cls(result=result, dataset=settings["dataset"], model=settings["model"], classes=classes,
+                   modes=tuple(settings["modes"]), evaluation=settings["evaluation"],
+                   fresh_unlabelled=bool(settings["fresh_unlabelled"]),
+                   nonprivate=np.asarray(settings["nonprivate_per_repeat"], dtype=float), keep_probability=keep,
+                   data_seeds=None if seeds is None else tuple(seeds))
 
     @property
     def randomisers(self) -> tuple:
@@ -230,7 +245,7 @@ def _record(values: np.ndarray, run: RetrainingRun, modes: tuple) -> None:
 
 def sweep(data, randomisers, epsilons=DEFAULT_EPSILONS, *, repeats: int = 5, seed: int = 0,
           progress: Progress | None = None, model="logistic", modes=MODES, fresh_unlabelled: bool = False,
-          redraw_data: bool | None = None, evaluation: str = "auto") -> RetrainingSweep:
+          redraw_data: bool | None = None, evaluation: str = "auto") -> SweepResult:
     """``retrain`` for every randomiser (names or classes of `MECHANISMS`; LP-2ST's M1 is ``model``),
     every ε of ``epsilons`` and repetitions r = 0..repeats−1, every mode of ``modes`` on one set of
     released labels per run; repetition r draws from `repeat_rng` (seed, r, randomiser).
@@ -238,7 +253,12 @@ def sweep(data, randomisers, epsilons=DEFAULT_EPSILONS, *, repeats: int = 5, see
     ``redraw_data`` (default: True for synthetic datasets): repetition r uses a new draw of the data
     (`data_seed`), so the spread includes the data; real datasets never change.
     ``progress(fraction, message)`` after each run. Fits run single-threaded
-    (`privlib.core.threads.single_threaded_blas`): faster than oversubscribed BLAS threads on small problems."""
+    (`privlib.core.threads.single_threaded_blas`): faster than oversubscribed BLAS threads on small problems.
+
+    The `SweepResult` of the one pattern: randomiser × ε × repetition × `METRICS`, the settings
+    (dataset, model, modes, evaluation, classes) and the non-private accuracy of each repetition and
+    the synthetic data's seeds in ``settings``; `RetrainingSweep.of` reads it by retraining mode
+    (`retraining_sweep` does both)."""
     dataset = as_dataset(data)
     names = _randomiser_names(randomisers)
     make_model(model, 2)  # ValueError for an unknown model, before any work
@@ -252,17 +272,19 @@ def sweep(data, randomisers, epsilons=DEFAULT_EPSILONS, *, repeats: int = 5, see
     runs = dict(model=model, modes=modes, fresh_unlabelled=fresh_unlabelled, evaluation=evaluation)
     values, nonprivate = _run_cells(dataset, names, epsilons, repeats, seed, redraw, runs, progress)
     evaluated = evaluation_kind(dataset, model, evaluation)
-    result = SweepResult(
+    data_seeds = [data_seed(dataset, r) for r in range(repeats)] if redraw else None
+    return SweepResult(
         mechanisms=names, epsilons=epsilons, metrics=METRICS, values=values, seed=seed,
         labels={name: MECHANISMS[name].label for name in names}, reference={"nonprivate": float(np.mean(nonprivate))},
         settings={"dataset": dataset.name, "model": model, "modes": list(modes), "evaluation": evaluated,
-                  "fresh_unlabelled": bool(fresh_unlabelled), "classes": dataset.classes},
+                  "fresh_unlabelled": bool(fresh_unlabelled), "classes": dataset.classes,
+                  "nonprivate_per_repeat": [float(v) for v in nonprivate], "data_seeds": data_seeds},
         guarantees={name: GUARANTEE for name in names})
-    keep = np.array([RandomisedResponse(dataset.classes, float(e)).keep_probability for e in epsilons])
-    data_seeds = tuple(data_seed(dataset, r) for r in range(repeats)) if redraw else None
-    return RetrainingSweep(result=result, dataset=dataset.name, model=model, classes=dataset.classes, modes=modes,
-                           evaluation=evaluated, fresh_unlabelled=bool(fresh_unlabelled), nonprivate=nonprivate,
-                           keep_probability=keep, data_seeds=data_seeds)
+
+
+def retraining_sweep(data, randomisers, epsilons=DEFAULT_EPSILONS, **options) -> RetrainingSweep:
+    """`sweep`, read by retraining mode (`RetrainingSweep.of`): what the page and the CLI show."""
+    return RetrainingSweep.of(sweep(data, randomisers, epsilons, **options))
 
 
 def _run_cells(dataset: LabelDataset, names: tuple, epsilons: np.ndarray, repeats: int, seed: int, redraw: bool,
@@ -380,8 +402,8 @@ def gain_grid(delta_seps, epsilons, model="centroid", mode: str = "full", repeat
             if progress is not None:
                 progress((i + fraction) / deltas.size, f"Δ = {delta:g}: {message}")
 
-        result = sweep(fig1_mixture(delta_sep=float(delta), n=n, d=d, seed=seed), randomiser, epsilons,
-                       repeats=repeats, seed=seed, progress=tick, model=model, modes=("baseline", mode))
+        result = retraining_sweep(fig1_mixture(delta_sep=float(delta), n=n, d=d, seed=seed), randomiser, epsilons,
+                                  repeats=repeats, seed=seed, progress=tick, model=model, modes=("baseline", mode))
         gain = result.gain(mode)
         mean[i] = np.nanmean(gain, axis=1)
         sd[i] = np.nanstd(gain, axis=1, ddof=1) if repeats > 1 else 0.0

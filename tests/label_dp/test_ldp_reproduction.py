@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from privlib.label_dp.datasets import TWO_POINT_LAW, digits, fig1_mixture, mnist
-from privlib.label_dp.sweep import sweep
+from privlib.label_dp.sweep import retraining_sweep
 from privlib.label_dp.theory import simulate_centroid
 
 pytestmark = pytest.mark.slow
@@ -38,7 +38,7 @@ def table(result, name):
 
 def accuracy_sweep(data, model, epsilons, modes=("baseline", "full", "consensus", "confidence"), repeats=5, seed=0,
                    randomiser="rr"):
-    return sweep(data, randomiser, epsilons, repeats=repeats, seed=seed, model=model, modes=modes)
+    return retraining_sweep(data, randomiser, epsilons, repeats=repeats, seed=seed, model=model, modes=modes)
 
 
 def _print_sweep(title, sweep):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import json
 import math
 
 import numpy as np
@@ -22,7 +23,7 @@ from privlib.label_dp.models import (
     top_two_margin,
 )
 from privlib.label_dp.retraining import MODES, as_dataset, retrain, retrain_from_noisy
-from privlib.label_dp.sweep import DIAGNOSTICS, METRICS, repeat_rng, sweep, sweep_run
+from privlib.label_dp.sweep import DIAGNOSTICS, METRICS, repeat_rng, retraining_sweep, sweep, sweep_run
 
 
 @pytest.fixture(scope="module")
@@ -281,7 +282,7 @@ def test_unknown_names_raise():
     with pytest.raises(ValueError, match="randomiser"):
         retrain(digits(), "rr", "centroid")
     with pytest.raises(ValueError, match="pate"):
-        sweep(digits(), "pate", [1.0])
+        retraining_sweep(digits(), "pate", [1.0])
     assert make_model("logreg", 3).name == "logistic"
 
 
@@ -291,7 +292,7 @@ def test_unknown_names_raise():
 
 def test_sweep_result_progress_json_and_determinism(small_digits):
     ticks = []
-    result = sweep(small_digits, "rr", [0.5, 2.0], repeats=3, seed=1000, model="centroid",
+    result = retraining_sweep(small_digits, "rr", [0.5, 2.0], repeats=3, seed=1000, model="centroid",
                    progress=lambda fraction, message: ticks.append((fraction, message)))
     assert [f for f, _ in ticks] == pytest.approx([i / 6 for i in range(1, 7)])
     assert ticks[-1][1] == "rr, ε = 2, repetition 3 of 3"
@@ -300,14 +301,14 @@ def test_sweep_result_progress_json_and_determinism(small_digits):
     for mode in MODES:
         assert result.per_repeat(mode).shape == (2, 3)
     np.testing.assert_allclose(result.keep_probability, np.exp([0.5, 2.0]) / (np.exp([0.5, 2.0]) + 9), rtol=1e-12)
-    again = sweep(small_digits, "rr", [0.5, 2.0], repeats=3, seed=1000, model="centroid")
+    again = retraining_sweep(small_digits, "rr", [0.5, 2.0], repeats=3, seed=1000, model="centroid")
     np.testing.assert_array_equal(result.result.values, again.result.values)
     # each cell is the single run that draws from the stream (seed, r, randomiser), the same at every ε
     run = retrain(small_digits, RR(epsilon=2.0), "centroid", rng=repeat_rng(1000, 2, "rr"))
     assert result.per_repeat("consensus")[1, 2] == run.accuracy["consensus"]
     assert result.per_repeat("given_label_accuracy")[1, 2] == run.given_label_accuracy
     assert sweep_run(small_digits, "rr", 2.0, seed=1000, repeat=2, model="centroid").accuracy == run.accuracy
-    one = sweep(small_digits, "rr", 1.0, repeats=2, seed=1000, model="centroid").to_dict()
+    one = retraining_sweep(small_digits, "rr", 1.0, repeats=2, seed=1000, model="centroid").to_dict()
     for key in ("epsilon", *MODES, *DIAGNOSTICS, "nonprivate", "keep_probability", "fallbacks"):
         assert key in one
     assert (one["seed"], one["repeats"], one["baseline_method"]) == (1000, 2, "rr")
@@ -334,28 +335,28 @@ def test_adjacent_seeds_do_not_share_streams(small_digits):
 
 
 def test_sweep_of_two_randomisers_keeps_each_cells_stream(small_digits):
-    both = sweep(small_digits, ["rr", LP2ST], [1.0], repeats=2, seed=5, model="centroid")
+    both = retraining_sweep(small_digits, ["rr", LP2ST], [1.0], repeats=2, seed=5, model="centroid")
     assert both.randomisers == ("rr", "lp2st")
-    alone = sweep(small_digits, "lp2st", [1.0], repeats=2, seed=5, model="centroid")
+    alone = retraining_sweep(small_digits, "lp2st", [1.0], repeats=2, seed=5, model="centroid")
     np.testing.assert_array_equal(both.per_repeat("full", "lp2st"), alone.per_repeat("full"))
     assert both.to_dict("lp2st")["baseline_method"] == "lp2st"
 
 
 def test_sweep_redraws_synthetic_data(mixture):
-    result = sweep(mixture, "rr", [1.0], repeats=3, seed=0, model="centroid")
+    result = retraining_sweep(mixture, "rr", [1.0], repeats=3, seed=0, model="centroid")
     assert result.data_seeds[0] == 3  # repetition 0: the data as given (seed 3); then one stream per repetition
     assert result.data_seeds[1:] == tuple(int(child_seed_sequence(3, "data", r).generate_state(1)[0]) for r in (1, 2))
     # datasets of adjacent seeds share no draw (under seed + r, seed 3's repetition 1 was seed 4's repetition 0)
-    other = sweep(fig1_mixture(delta_sep=0.5, n=300, d=50, seed=4), "rr", [1.0], repeats=3, seed=0, model="centroid")
+    other = retraining_sweep(fig1_mixture(delta_sep=0.5, n=300, d=50, seed=4), "rr", [1.0], repeats=3, seed=0, model="centroid")
     assert not set(result.nonprivate.tolist()) & set(other.nonprivate.tolist())
     assert result.evaluation == "population (closed form)"
     assert len(set(result.nonprivate.tolist())) == 3
-    fixed = sweep(mixture, "rr", [1.0], repeats=3, seed=0, model="centroid", redraw_data=False)
+    fixed = retraining_sweep(mixture, "rr", [1.0], repeats=3, seed=0, model="centroid", redraw_data=False)
     assert fixed.data_seeds is None and len(set(fixed.nonprivate.tolist())) == 1
 
 
 def test_fresh_unlabelled_sweep_has_no_consensus(mixture):
-    result = sweep(mixture, "rr", [1.0, 2.0], repeats=2, seed=0, model="centroid", fresh_unlabelled=True)
+    result = retraining_sweep(mixture, "rr", [1.0, 2.0], repeats=2, seed=0, model="centroid", fresh_unlabelled=True)
     assert not result.defined("consensus") and result.defined("full")
     np.testing.assert_array_equal(result.fallbacks("consensus"), [2, 2])
 
@@ -381,7 +382,7 @@ def test_gain_grid_matches_the_sweeps():
     grid = gain_grid([0.2, 0.5], [0.5, 2.0], model="centroid", mode="full", repeats=3, n=100, d=5,
                      progress=lambda fraction, message: ticks.append(fraction))
     assert grid.mean_gain.shape == (2, 2) and ticks[-1] == pytest.approx(1.0) and ticks == sorted(ticks)
-    result = sweep(fig1_mixture(delta_sep=0.5, n=100, d=5, seed=0), "rr", [0.5, 2.0], repeats=3, seed=0,
+    result = retraining_sweep(fig1_mixture(delta_sep=0.5, n=100, d=5, seed=0), "rr", [0.5, 2.0], repeats=3, seed=0,
                    model="centroid", modes=("baseline", "full"))
     np.testing.assert_allclose(grid.mean_gain[1], result.gain("full").mean(axis=1), rtol=1e-12)
 
@@ -392,3 +393,20 @@ def test_a_dataset_can_be_given_by_name():
     assert as_dataset(small := as_dataset("twopoint")) is small
     with pytest.raises(ValueError, match="LabelDataset or a dataset name"):
         as_dataset(3)
+
+
+def test_the_sweep_is_one_sweep_result_and_its_label_reading_keeps_the_diagnostics(small_digits):
+    """`sweep` gives the core SweepResult (strict JSON, the settings a reader needs); `RetrainingSweep.of`
+    reads it by mode with the keep probability e^ε/(e^ε + C − 1) and the per-repetition non-private
+    accuracy."""
+    from privlib.core.sweep import SweepResult
+    from privlib.label_dp.sweep import RetrainingSweep
+
+    result = sweep(small_digits, "rr", [0.5, 2.0], repeats=2, seed=3, model="centroid")
+    assert isinstance(result, SweepResult) and result.mechanisms == ("rr",) and result.repeats == 2
+    json.loads(result.to_json())
+    view = RetrainingSweep.of(result)
+    C = small_digits.classes
+    assert view.keep_probability == pytest.approx([math.exp(e) / (math.exp(e) + C - 1) for e in (0.5, 2.0)])
+    assert view.nonprivate.shape == (2,) and np.mean(view.nonprivate) == pytest.approx(result.reference["nonprivate"])
+    assert np.array_equal(view.mean("baseline"), result.mean("rr", "accuracy_baseline"), equal_nan=True)

@@ -11,7 +11,7 @@ from privlib.label_dp import theory
 from privlib.label_dp.datasets import digits, fig1_mixture
 from privlib.label_dp.mechanisms import RR
 from privlib.label_dp.retraining import retrain
-from privlib.label_dp.sweep import sweep
+from privlib.label_dp.sweep import retraining_sweep
 from privlib.presentation.label_dp import figures as F
 
 EPS = [0.1, 1.0, 2.0, 4.0]
@@ -179,7 +179,7 @@ def test_sweep_to_figures_end_to_end():
     """A real sweep (3 repetitions, not the page's 20) drawn by every sweep chart: the curves are the
     sweep's means, read through the result object."""
     data = fig1_mixture(0.5)
-    result = sweep(data, "rr", EPS, repeats=3, seed=1000, model="centroid")
+    result = retraining_sweep(data, "rr", EPS, repeats=3, seed=1000, model="centroid")
     fig = F.sweep_accuracy_chart(result, chosen_epsilon=1.0)
     assert np.allclose(exact(fig, "consensus retraining").y, result.mean("consensus"))
     assert np.allclose(exact(fig, "baseline (no retraining)").y, result.mean("baseline"))
@@ -195,10 +195,10 @@ def test_sweep_to_figures_end_to_end():
     assert bars.y[0] == pytest.approx(result.per_repeat("given_label_accuracy")[1].mean())
     assert bars.error_y.array[0] == pytest.approx(result.per_repeat("given_label_accuracy")[1].std(ddof=1))
     # on a fresh X_U consensus is undefined: no consensus curve
-    fresh = sweep(data, "rr", EPS[:2], repeats=2, seed=1000, model="centroid", fresh_unlabelled=True)
+    fresh = retraining_sweep(data, "rr", EPS[:2], repeats=2, seed=1000, model="centroid", fresh_unlabelled=True)
     assert not [t for t in F.sweep_accuracy_chart(fresh).data if t.name.startswith("consensus")]
     # a sweep of two randomisers: each chart draws the one asked for
-    both = sweep(data, ["rr", "lp2st"], EPS[:2], repeats=2, seed=1000, model="centroid")
+    both = retraining_sweep(data, ["rr", "lp2st"], EPS[:2], repeats=2, seed=1000, model="centroid")
     lp = F.sweep_accuracy_chart(both, randomiser="lp2st")
     assert np.allclose(exact(lp, "full retraining").y, both.mean("full", "lp2st"))
 
