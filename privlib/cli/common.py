@@ -255,16 +255,26 @@ def add_cluster_arguments(parser: argparse.ArgumentParser) -> None:
                        help="run the work on a local Dask cluster of N worker processes")
 
 
-def parse_epsilon(text: str) -> float:
-    """argparse ``type`` of ``--epsilon``: a finite number > 0 (`check_epsilon`)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"epsilon must be a number, got {shown(text)}") from None
-    try:
-        return check_epsilon(value)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+def checked_number(name: str, check: Callable[[float], float]):
+    """argparse ``type`` of a number that the core validator ``check`` accepts (its message when it
+    does not; a short one, naming at most 40 characters of the text, when it is no number)."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be a number, got {shown(text)}") from None
+        try:
+            return check(value)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    parse.__name__ = name  # what argparse names the type in its messages
+    return parse
+
+
+#: argparse ``type`` of ``--epsilon``: a finite number > 0 (`check_epsilon`).
+parse_epsilon = checked_number("epsilon", check_epsilon)
 
 
 def positive_int(text: str) -> int:
@@ -345,16 +355,8 @@ def parse_params(items) -> dict:
 # ---------------------------------------------------------------------------------------------
 # the flags every topic's sweeps share: --epsilons, --delta, --repeats, --seed
 
-def parse_delta(text: str) -> float:
-    """argparse ``type`` of ``--delta``: a number with 0 < δ < 1 (`check_delta`)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"delta must be a number, got {shown(text)}") from None
-    try:
-        return check_delta(value)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+#: argparse ``type`` of ``--delta``: a number with 0 < δ < 1 (`check_delta`).
+parse_delta = checked_number("delta", check_delta)
 
 
 def add_delta_argument(parser: argparse.ArgumentParser, default: float | None = 1e-6, help: str = DELTA_HELP) -> None:

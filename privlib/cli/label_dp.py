@@ -18,7 +18,6 @@ stderr with exit code 2.
 """
 from __future__ import annotations
 
-import argparse
 import math
 
 from privlib.cli.common import (
@@ -28,6 +27,7 @@ from privlib.cli.common import (
     add_repeats_argument,
     add_seed_argument,
     check_memory,
+    checked_number,
     long_work,
     one_of,
     real_number,
@@ -38,17 +38,9 @@ from privlib.core.validation import check_epsilon, shown
 
 GUARANTEE_NOTE = "ε-label DP: labels only; features are not protected"
 
-def parse_epsilon_or_zero(text: str) -> float:
-    """argparse ``type`` of ``--epsilon`` for randomised response: a finite number ≥ 0 (ε = 0: the
-    output is uniform and carries no information)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"epsilon must be a number, got {shown(text)}") from None
-    try:
-        return check_epsilon(value, allow_zero=True)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+#: argparse ``type`` of ``--epsilon`` for randomised response: a finite number ≥ 0 (ε = 0: the output is
+#: uniform and carries no information).
+parse_epsilon_or_zero = checked_number("epsilon", lambda value: check_epsilon(value, allow_zero=True))
 
 
 def add_epsilon_or_zero(parser, required: bool = True) -> None:

@@ -7,6 +7,7 @@ Use: ``@given(value=option_values())`` and ``assert_kept_promise(run_cli(..., va
 """
 from __future__ import annotations
 
+import pytest
 from hypothesis import strategies as st
 
 #: The longest error line the CLI may print.
@@ -49,3 +50,32 @@ def assert_kept_promise(result, folder=None, files_before=None) -> None:
     assert 0 < len(lines[0]) <= MAX_ERROR_CHARS, lines[0][:500]
     if folder is not None:
         assert sorted(p.name for p in folder.iterdir()) == sorted(files_before or []), "a file was left behind"
+
+
+# ---------------------------------------------------------------------------------------------
+# one option at a time: a topic's table of small valid command lines
+# (``{name: (options as flag, value, flag, value, …; the flags to fuzz, or () for all)}``)
+
+def option_cases(commands: dict):
+    """pytest parameters (name, option) for every fuzzed option of every command of ``commands``."""
+    for name, (base, only) in commands.items():
+        for option in only or tuple(base[0::2]):
+            yield pytest.param(name, option, id=f"{name}{option}")
+
+
+def command_line(commands: dict, name: str, option: str, value: str) -> list[str]:
+    """Command ``name``'s small valid options with ``option`` set to ``value`` (as --option=value, so
+    a value starting with '-' is a value, not an option). A name may carry a label after a space
+    ("retrain digits"): the command is its first word."""
+    base = commands[name][0]
+    return [name.split()[0]] + [f"{flag}={value if flag == option else given}"
+                                for flag, given in zip(base[0::2], base[1::2])]
+
+
+def edge_cases(commands: dict):
+    """pytest parameters (name, option, value): every fuzzed option with every `EDGE_VALUES` value,
+    deterministically (random draws may miss the one 10,000-character or 401-digit value)."""
+    for case in option_cases(commands):
+        name, option = case.values
+        for value in EDGE_VALUES:
+            yield pytest.param(name, option, value, id=f"{name}{option}={value[:12]}")

@@ -59,3 +59,17 @@ def run_cli(*argv, stdin: str | bytes | None = None, env: dict | None = None) ->
     said = tuple(f"{w.category.__name__}: {w.message}" for w in caught)
     printed = "".join(f"{w.filename}:{w.lineno}: {line}\n" for w, line in zip(caught, said))
     return CliResult(code, out.getvalue(), printed + err.getvalue(), said)
+
+
+def run_json(*argv, env: dict | None = None):
+    """The JSON of ``python -m privlib ARGV --json`` (strict), asserting that the command succeeded."""
+    result = run_cli(*argv, "--json", env=env)
+    assert result.code == 0, result.err
+    return result.json()
+
+
+def run_text(*argv, env: dict | None = None) -> str:
+    """The text output of ``python -m privlib ARGV``, asserting that the command succeeded."""
+    result = run_cli(*argv, env=env)
+    assert result.code == 0, result.err
+    return result.out

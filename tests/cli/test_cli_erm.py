@@ -7,7 +7,7 @@ import math
 
 import pytest
 from cli_fuzz import assert_kept_promise, option_values
-from cli_run import run_cli
+from cli_run import run_cli, run_json, run_text
 from hypothesis import HealthCheck, given, settings
 
 from privlib.cli import EXIT_USAGE
@@ -17,18 +17,6 @@ from privlib.erm import datasets, mechanisms
 from privlib.erm import sweep as erm_sweep_module
 from privlib.erm.calibration import calibrate
 from privlib.erm.sweep import SweepTiming, n_sweep, sweep, sweep_to_dict
-
-
-def run_json(*argv):
-    result = run_cli(*argv, "--json")
-    assert result.code == 0, result.err
-    return result.json()
-
-
-def run_text(*argv) -> str:
-    result = run_cli(*argv)
-    assert result.code == 0, result.err
-    return result.out
 
 
 def roundtrip(value):

@@ -6,8 +6,8 @@ code 2 on bad input."""
 import math
 
 import pytest
-from cli_fuzz import EDGE_VALUES, assert_kept_promise, option_values
-from cli_run import run_cli
+from cli_fuzz import assert_kept_promise, command_line, edge_cases, option_cases, option_values
+from cli_run import run_cli, run_json, run_text
 from hypothesis import HealthCheck, given, settings
 
 from privlib.cli import EXIT_USAGE
@@ -17,19 +17,6 @@ from privlib.cli import label_dp as ldp_commands
 LN_1_5 = repr(math.log(1.5))
 #: No long-work limit: the refusal depends on a timed fit, so runs checked for their numbers lift it.
 NO_LIMIT = {"PRIVLIB_LONG_WORK_SECONDS": "inf"}
-
-
-def run_json(*argv, env=None):
-    """stdout of ``python -m privlib ARGV --json`` as JSON."""
-    result = run_cli(*argv, "--json", env=env)
-    assert result.code == 0, result.err
-    return result.json()
-
-
-def run_text(*argv) -> str:
-    result = run_cli(*argv)
-    assert result.code == 0, result.err
-    return result.out
 
 
 def test_every_command_is_in_the_table():
@@ -275,41 +262,18 @@ FUZZ_COMMANDS = {
     "retrain-theory epsilon": (("--n", "300", "--d", "50", "--mu", "0.3", "--gamma", "0.1", "--epsilon", "1",
                                 "--cos", "0.5"), ("--epsilon",)),
 }
-def fuzz_cases():
-    for name, (base, only) in FUZZ_COMMANDS.items():
-        for option in only or tuple(base[0::2]):
-            yield pytest.param(name, option, id=f"{name}{option}")
-
-
-def fuzzed_command_line(name: str, option: str, value: str) -> list[str]:
-    """The command's small valid options with ``option`` set to ``value`` (as --option=value, so a
-    value starting with '-' is a value, not an option)."""
-    base = FUZZ_COMMANDS[name][0]
-    return [name.split()[0]] + [f"{flag}={value if flag == option else given}"
-                                for flag, given in zip(base[0::2], base[1::2])]
-
-
-@pytest.mark.parametrize("name, option", list(fuzz_cases()))
+@pytest.mark.parametrize("name, option", list(option_cases(FUZZ_COMMANDS)))
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(value=option_values())
 def test_any_option_value_keeps_the_promise(name, option, value):
     """exit 0 with strict JSON, or exit 2 with one short line: never a traceback, a warning, a
     NaN/Infinity or a message repeating a long value."""
-    assert_kept_promise(run_cli(*fuzzed_command_line(name, option, value), "--json"))
+    assert_kept_promise(run_cli(*command_line(FUZZ_COMMANDS, name, option, value), "--json"))
 
 
-def edge_cases():
-    """Every (command, option) with every value that broke a command before (`EDGE_VALUES`),
-    deterministically: random draws may miss the one 10,000-character or 401-digit value."""
-    for case in fuzz_cases():
-        name, option = case.values
-        for value in EDGE_VALUES:
-            yield pytest.param(name, option, value, id=f"{name}{option}={value[:12]}")
-
-
-@pytest.mark.parametrize("name, option, value", list(edge_cases()))
+@pytest.mark.parametrize("name, option, value", list(edge_cases(FUZZ_COMMANDS)))
 def test_edge_values_keep_the_promise(name, option, value):
-    assert_kept_promise(run_cli(*fuzzed_command_line(name, option, value), "--json"))
+    assert_kept_promise(run_cli(*command_line(FUZZ_COMMANDS, name, option, value), "--json"))
 
 
 # ---------------------------------------------------------------------------------------------

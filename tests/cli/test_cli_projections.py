@@ -5,7 +5,7 @@ exit code 2 on bad input."""
 import argparse
 
 import pytest
-from cli_fuzz import EDGE_VALUES, assert_kept_promise, option_values
+from cli_fuzz import assert_kept_promise, command_line, edge_cases, option_cases, option_values
 from cli_run import run_cli
 from hypothesis import HealthCheck, given, settings
 
@@ -227,44 +227,18 @@ FUZZ_COMMANDS = {
                   "--repeats", "1", "--seed", "0", "--delta", "1e-6", "--beta", "1", "--m", "0",
                   "--projection", "rademacher", "--queries", "10", "--R", "10", "--true", "10"), ()),
 }
-def fuzz_cases():
-    for name, (base, only) in FUZZ_COMMANDS.items():
-        options = only or tuple(base[0::2])
-        for option in options:
-            yield pytest.param(name, option, id=f"{name}{option}")
-
-
-def fuzzed_command_line(name: str, option: str, value: str) -> list[str]:
-    """The command's small valid options with ``option`` set to ``value`` (as --option=value, so a
-    value starting with '-' is a value, not an option)."""
-    base = FUZZ_COMMANDS[name][0]
-    argv = [name.split()[0]]
-    for flag, given_value in zip(base[0::2], base[1::2]):
-        argv.append(f"{flag}={value}" if flag == option else f"{flag}={given_value}")
-    return argv
-
-
-@pytest.mark.parametrize("name, option", list(fuzz_cases()))
+@pytest.mark.parametrize("name, option", list(option_cases(FUZZ_COMMANDS)))
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(value=option_values())
 def test_any_option_value_keeps_the_promise(name, option, value):
     """exit 0 with strict JSON, or exit 2 with one short line: never a traceback, a warning, a
     NaN/Infinity or a message repeating a long value."""
-    assert_kept_promise(run_cli(*fuzzed_command_line(name, option, value), "--json"))
+    assert_kept_promise(run_cli(*command_line(FUZZ_COMMANDS, name, option, value), "--json"))
 
 
-def edge_cases():
-    """Every (command, option) with every value that broke a command before (`EDGE_VALUES`),
-    deterministically: random draws may miss the one 10,000-character or 401-digit value."""
-    for case in fuzz_cases():
-        name, option = case.values
-        for value in EDGE_VALUES:
-            yield pytest.param(name, option, value, id=f"{name}{option}={value[:12]}")
-
-
-@pytest.mark.parametrize("name, option, value", list(edge_cases()))
+@pytest.mark.parametrize("name, option, value", list(edge_cases(FUZZ_COMMANDS)))
 def test_edge_values_keep_the_promise(name, option, value):
-    assert_kept_promise(run_cli(*fuzzed_command_line(name, option, value), "--json"))
+    assert_kept_promise(run_cli(*command_line(FUZZ_COMMANDS, name, option, value), "--json"))
 
 
 # ---------------------------------------------------------------------------------------------
