@@ -186,16 +186,16 @@ def parameter_controls(parameters: dict, key: str, container=None) -> tuple:
     box = container or st
     params = []
     for pname, p in parameters.items():
-        wkey = f"{key}.{pname}"
+        wkey, label = f"{key}.{pname}", p.label or pname
         if p.choices:
-            value = box.selectbox(pname, list(p.choices), index=list(p.choices).index(p.default), key=wkey, help=p.help)
+            value = box.selectbox(label, list(p.choices), index=list(p.choices).index(p.default), key=wkey, help=p.help)
         elif isinstance(p.default, bool):
-            value = box.checkbox(pname, value=p.default, key=wkey, help=p.help)
+            value = box.checkbox(label, value=p.default, key=wkey, help=p.help)
         elif isinstance(p.default, int):
-            value = int(box.number_input(pname, min_value=p.low, max_value=p.high, value=p.default, step=1,
+            value = int(box.number_input(label, min_value=p.low, max_value=p.high, value=p.default, step=1,
                                          key=wkey, help=p.help))
         else:
-            value = float(box.number_input(pname, min_value=None if p.low is None else float(p.low),
+            value = float(box.number_input(label, min_value=None if p.low is None else float(p.low),
                                            max_value=None if p.high is None else float(p.high),
                                            value=float(p.default), format="%.6g", key=wkey, help=p.help,
                                            step=_step(p.default)))

@@ -42,10 +42,11 @@ if "nr_initialised" not in st.session_state:  # a shared link sets the first vie
 
 st.title("Neighbour ranks")
 st.markdown(
-    "Pick a word and a privacy level ε. The **multivariate Laplace mechanism** adds random noise to the "
-    "word's embedding and outputs the nearest word. Is the output the word itself, one of its "
-    "close neighbours, or a far-off word? Each output is ranked among the input's neighbours "
-    "(rank 0 = the word itself, 1 = its nearest neighbour, …)."
+    "Pick a word, a mechanism and a privacy level ε. The mechanism replaces the word by a word of the "
+    "vocabulary — the **multivariate Laplace mechanism**, the default, adds random noise to the word's "
+    "embedding and outputs the nearest word. Is the output the word itself, one of its close neighbours, "
+    "or a far-off word? Each output is ranked among the input's neighbours (rank 0 = the word itself, "
+    "1 = its nearest neighbour, …)."
 )
 # The browser loads Plotly's script (4.7 MB) only when the page shows its first chart: an empty
 # chart now has it loaded while the server computes the first result; removed once that is drawn.

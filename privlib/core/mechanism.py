@@ -39,13 +39,15 @@ GUARANTEE_KINDS = {
 @dataclass(frozen=True)
 class Parameter:
     """A mechanism parameter as a page or the CLI shows it: the default, the allowed range
-    (``low``/``high``, None = open) or the ``choices``, and a help line."""
+    (``low``/``high``, None = open) or the ``choices``, a help line and a ``label`` for a page's
+    control (e.g. "c (rank decay)"; empty: the parameter's name)."""
 
     default: Any
     low: Any = None
     high: Any = None
     choices: tuple = ()
     help: str = ""
+    label: str = ""
 
     def to_dict(self) -> dict:
         return {"default": self.default, "low": self.low, "high": self.high, "choices": list(self.choices),

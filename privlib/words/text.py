@@ -596,23 +596,24 @@ def _sanitise_batch(texts, mechanism, epsilon, space, policy, rng=None, generato
 
 def records_csv(results) -> str:
     """All token records of several `SanitisedText` (e.g. one per mechanism) as CSV text, one
-    row per token, with the mechanism and epsilon in each row."""
+    row per token, with the mechanism and its ε per token (``mechanism_epsilon``) in each row; the
+    record's own ``epsilon`` column is what that token spent (0 for a token left as typed)."""
     import csv
     import io
 
-    columns = ["mechanism", "epsilon", *TokenRecord.__dataclass_fields__]
+    columns = ["mechanism", "mechanism_epsilon", *TokenRecord.__dataclass_fields__]
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
     writer.writeheader()
     for result in results:
         for r in result.records:
-            writer.writerow({"mechanism": result.mechanism, "epsilon": result.epsilon, **r.to_dict()})
+            writer.writerow({"mechanism": result.mechanism, "mechanism_epsilon": result.epsilon, **r.to_dict()})
     return out.getvalue()
 
 
 def records_table(results) -> list[dict]:
     """All token records of several `SanitisedText` (e.g. one per mechanism) as table rows: the
-    mechanism, then `TokenRecord.to_dict`; the rows of `records_csv` without the epsilon column."""
+    mechanism, then `TokenRecord.to_dict`; the rows of `records_csv` without the mechanism_epsilon column."""
     return [{"mechanism": result.mechanism, **r.to_dict()} for result in results for r in result.records]
 
 

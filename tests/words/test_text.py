@@ -233,7 +233,9 @@ def test_records_csv_has_one_row_per_token_and_mechanism(small):
     a = sanitize("cat, sat", NextWord.family(), 1.0, small)
     b = sanitize("cat, sat", Identity.family(), 1.0, small)
     lines = records_csv([a, b]).splitlines()
-    assert lines[0].startswith("mechanism,epsilon,position,start,kind,original,replacement")
+    assert lines[0].startswith("mechanism,mechanism_epsilon,position,start,kind,original,replacement")
+    header = lines[0].split(",")
+    assert len(header) == len(set(header))  # one column per name (there were two named epsilon)
     assert len(lines) == 1 + len(a.records) + len(b.records)
 
 

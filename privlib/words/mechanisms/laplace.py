@@ -72,7 +72,7 @@ class MultivariateLaplace(Mechanism):
     label = "Multivariate Laplace (Feyisetan et al. 2020)"
     PARAMETERS = {
         "nearest": Parameter(
-            "exact", choices=("exact", "annoy"),
+            "exact", choices=("exact", "annoy"), label="nearest-word search",
             help="Nearest-word search: exact (default) or approximate Annoy index (measured recall).",
         ),
     }

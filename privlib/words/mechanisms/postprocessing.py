@@ -126,7 +126,7 @@ class PostProcessingFix(Mechanism):
     label = "Post-processing fix (Asghar et al. 2026)"
     PARAMETERS = {
         "c": Parameter(
-            DEFAULT_C, 1e-5, 10.0,
+            DEFAULT_C, 1e-5, 10.0, label="c (rank decay around the pivot)",
             help="Rank decay: output rank r around the pivot has weight exp(-c·eps·r). Larger c stays "
                  "nearer the pivot. Default calibrated for GloVe 6B 50d; paper: 0.04 (GloVe 300d).",
         ),
