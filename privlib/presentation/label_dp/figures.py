@@ -28,7 +28,7 @@ from plotly.subplots import make_subplots
 
 from privlib.core.randomised_response import RandomisedResponse
 from privlib.label_dp.retraining import MODE_LABELS
-from privlib.presentation.style import EPSILON_AXIS, GREY, PALETTE, layout, palette_colour, reference_line, rgba
+from privlib.presentation.style import EPSILON_AXIS, GREY, PALETTE, layout, log_axis, palette_colour, reference_line, rgba
 
 #: Colours of the modes (the same in every chart); their labels are the library's `MODE_LABELS`.
 MODE_COLOURS = {"baseline": "#7f7f7f", "full": "#ff7f0e", "consensus": "#2ca02c", "confidence": "#9467bd"}
@@ -145,7 +145,7 @@ def accuracy_vs_epsilon(epsilons, curves: dict, classes: int, nonprivate: float 
                        NONPRIVATE_COLOUR, "dash")
     _given_line(fig, lo, hi, classes)
     _chosen_marker(fig, eps, chosen_epsilon, series)
-    fig.update_xaxes(type="log", title=EPSILON_AXIS)
+    log_axis(fig, lo, hi, "x", title=EPSILON_AXIS)
     fig.update_yaxes(title=y_title, range=[0, 1.02])
     return layout(fig, title, anchor_top=False)
 
@@ -175,7 +175,10 @@ def label_accuracy_vs_epsilon(epsilons, series: dict, classes: int | None = None
     if classes is not None and eps.size:
         _given_line(fig, float(eps.min()), float(eps.max()), classes)
     _chosen_marker(fig, eps, chosen_epsilon, drawn)
-    fig.update_xaxes(type="log", title=EPSILON_AXIS)
+    if eps.size:
+        log_axis(fig, float(eps.min()), float(eps.max()), "x", title=EPSILON_AXIS)
+    else:
+        fig.update_xaxes(type="log", title=EPSILON_AXIS)
     fig.update_yaxes(title="fraction of labels right (diagnostic)", range=[0, 1.02])
     return layout(fig, title, anchor_top=False)
 

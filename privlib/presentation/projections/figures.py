@@ -17,7 +17,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from privlib.core.sweep import SweepResult
-from privlib.presentation.style import EPSILON_AXIS, GREY, layout, palette_colour, reference_line
+from privlib.presentation.style import EPSILON_AXIS, GREY, layout, log_axis, palette_colour, reference_line
 from privlib.projections.sweep import CHANCE, NONPRIVATE_RP, NONPRIVATE_SIGNRP, mechanism_facts, precision_label
 
 #: How the charts name individual DP (Alg 9–11): it is NOT differential privacy.
@@ -122,7 +122,7 @@ def precision_vs_epsilon(result: SweepResult, chosen_epsilon: float | None = Non
     lo, hi = math.log10(float(all_eps.min())), math.log10(float(all_eps.max()))
     if chosen_epsilon is not None:
         lo, hi = min(lo, math.log10(chosen_epsilon)), max(hi, math.log10(chosen_epsilon))
-    fig.update_xaxes(type="log", title=EPSILON_AXIS, range=[lo - 0.08, hi + 0.08])
+    log_axis(fig, 10 ** lo, 10 ** hi, "x", title=EPSILON_AXIS, range=[lo - 0.08, hi + 0.08])
     fig.update_yaxes(title=metric, range=[0, 1.02])
     return layout(fig, title, legend_y=-0.3)
 
