@@ -522,8 +522,9 @@ class Stopped(KeyboardInterrupt):
 def stop_on_signals():
     """Within the block, SIGTERM and SIGHUP raise `Stopped` (as Ctrl-C raises KeyboardInterrupt)
     instead of ending the process at once, which would skip the cleanup of files being written.
-    The former handlers are put back after. Only in the main thread (the only one Python lets
-    set handlers); elsewhere the block runs unchanged."""
+    A signal the process was started to ignore stays ignored (``nohup`` keeps a command running
+    after a hang-up). The former handlers are put back after. Only in the main thread (the only one
+    Python lets set handlers); elsewhere the block runs unchanged."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -534,7 +535,7 @@ def stop_on_signals():
     saved = {}
     for name in ("SIGTERM", "SIGHUP"):
         number = getattr(signal, name, None)
-        if number is not None:
+        if number is not None and signal.getsignal(number) is not signal.SIG_IGN:
             saved[number] = signal.signal(number, handler)
     try:
         yield

@@ -155,3 +155,24 @@ def test_ranks_with_an_exact_mechanism_and_parameters():
     assert all("probability" in t for t in out["top"])
     bad = run_cli("ranks", "--word", "king", "--epsilon", "10", "--mechanism", "tem", "--param", "beta=2")
     assert bad.code == 2 and "beta" in bad.err
+
+
+def test_a_signal_the_process_was_started_to_ignore_stays_ignored():
+    """nohup (SIGHUP ignored) keeps a command running after a hang-up; SIGTERM still stops it with
+    its cleanup; both handlers are put back after the command."""
+    import signal
+
+    from privlib.cli.common import Stopped, stop_on_signals
+
+    former_hup = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    former_term = signal.getsignal(signal.SIGTERM)
+    try:
+        with stop_on_signals():
+            assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+            handler = signal.getsignal(signal.SIGTERM)
+            with pytest.raises(Stopped):
+                handler(signal.SIGTERM, None)
+        assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+        assert signal.getsignal(signal.SIGTERM) is former_term
+    finally:
+        signal.signal(signal.SIGHUP, former_hup)

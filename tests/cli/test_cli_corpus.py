@@ -253,10 +253,16 @@ def test_a_signal_mid_run_leaves_no_partial_file_holding_the_originals(tmp_path,
     source = write_jsonl(tmp_path / "in.jsonl", [PAPER_EXAMPLE] * 60_000)
     before = sorted(p.name for p in tmp_path.iterdir())
     root = Path(__file__).resolve().parents[2]
+    def as_from_a_terminal():
+        # a shell starts a background job with SIGINT ignored (and nohup, SIGHUP): the command then
+        # keeps ignoring it, as it should; here it gets them as a command started from a terminal
+        for number in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM):
+            signal.signal(number, signal.SIG_DFL)
+
     proc = subprocess.Popen(
         [sys.executable, "-m", "privlib", "sanitize-corpus", str(source), str(tmp_path / "out.jsonl"), "--epsilon",
          "5", "--seed", "1", "--keep-original", "original", "--partition-size", "200", "--allow-long", *SMALL],
-        cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=as_from_a_terminal)
     try:
         deadline = time.monotonic() + 120
         while not any(p.name.endswith(".partial") and p.stat().st_size > 0 for p in tmp_path.iterdir()):
