@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privlib.core.validation import check_delta, check_epsilon, parse_epsilon_grid, shown
+from privlib.core.validation import check_delta, check_epsilon, environment_number, parse_epsilon_grid, shown
 
 #: Exit code of bad input (an argument argparse rejects, or a ValueError of a command's run).
 EXIT_USAGE = 2
@@ -216,17 +216,8 @@ def add_allow_long_flag(parser: argparse.ArgumentParser) -> None:
 def long_work_limit() -> float:
     """The limit in seconds: `LONG_WORK_VARIABLE` when set, else `LONG_WORK_SECONDS`; ValueError
     when the variable is not a number >= 0."""
-    text = os.environ.get(LONG_WORK_VARIABLE, "").strip()
-    if not text:
-        return LONG_WORK_SECONDS
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if math.isnan(value) or value < 0:
-        raise ValueError(f"{LONG_WORK_VARIABLE} must be a number of seconds >= 0 (inf = no limit), "
-                         f"got {text[:40]!r}.")
-    return value
+    value = environment_number(LONG_WORK_VARIABLE, "seconds", allow_infinity=True)
+    return LONG_WORK_SECONDS if value is None else value
 
 
 def long_work(args: argparse.Namespace, name: str, seconds: float, reduce: str):
@@ -466,14 +457,8 @@ MEMORY_SHARE = 0.5
 def available_memory() -> float:
     """Bytes of memory available now: `MEMORY_VARIABLE` when set, else MemAvailable of
     /proc/meminfo, else the physical memory (os.sysconf); inf when none can be read."""
-    text = os.environ.get(MEMORY_VARIABLE, "").strip()
-    if text:
-        try:
-            value = float(text)
-        except ValueError:
-            value = math.nan
-        if not value >= 0:
-            raise ValueError(f"{MEMORY_VARIABLE} must be a number of bytes >= 0, got {shown(text)}.")
+    value = environment_number(MEMORY_VARIABLE, "bytes", allow_infinity=True)
+    if value is not None:
         return value
     try:
         with open("/proc/meminfo") as fh:

@@ -288,3 +288,22 @@ def fresh_seed() -> int:
     """A seed drawn from fresh OS entropy, for a run that was given none; record it with the
     result so that the run can be reproduced."""
     return int(np.random.default_rng().integers(2**31))
+
+
+def environment_number(variable: str, unit: str, allow_infinity: bool = False) -> float | None:
+    """The number >= 0 the environment variable ``variable`` holds (a setting such as a time limit
+    or a fixed cost, in ``unit``), or None when it is unset or empty; ValueError naming the
+    variable when it holds anything else (infinity only with ``allow_infinity``: "no limit")."""
+    import os
+
+    text = os.environ.get(variable, "").strip()
+    if not text:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (value >= 0 and (allow_infinity or math.isfinite(value))):
+        limit = " (inf = no limit)" if allow_infinity else ""
+        raise ValueError(f"{variable} must be a number of {unit} >= 0{limit}, got {shown(text)}.")
+    return value

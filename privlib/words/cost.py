@@ -53,12 +53,11 @@ output of the multivariate Laplace mechanism against 0.6 ms measured).
 from __future__ import annotations
 
 import math
-import os
 import time
 
 import numpy as np
 
-from privlib.core.validation import check_epsilon, check_positive_int
+from privlib.core.validation import check_epsilon, check_positive_int, environment_number
 from privlib.words.choice.metrics import checked_metrics_arguments, mechanism_metrics
 from privlib.words.choice.words import WordSet
 from privlib.words.embeddings import EmbeddingSpace
@@ -109,16 +108,7 @@ def fixed_kernel_nanoseconds() -> float | None:
     """The fixed cost of `KERNEL_NANOSECONDS_VARIABLE` (nanoseconds per unit and per vocabulary
     word), or None when it is unset or empty (the kernels are timed); ValueError when it is not a
     finite number >= 0."""
-    text = os.environ.get(KERNEL_NANOSECONDS_VARIABLE, "").strip()
-    if not text:
-        return None
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and value >= 0):
-        raise ValueError(f"{KERNEL_NANOSECONDS_VARIABLE} must be a number of nanoseconds >= 0, got {text[:40]!r}.")
-    return value
+    return environment_number(KERNEL_NANOSECONDS_VARIABLE, "nanoseconds")
 
 
 def calibration_space(space, minimum: int = 0, words: int = CALIBRATION_WORDS) -> EmbeddingSpace:

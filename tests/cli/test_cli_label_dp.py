@@ -262,6 +262,8 @@ FUZZ_COMMANDS = {
     "retrain-theory epsilon": (("--n", "300", "--d", "50", "--mu", "0.3", "--gamma", "0.1", "--epsilon", "1",
                                 "--cos", "0.5"), ("--epsilon",)),
 }
+
+
 @pytest.mark.parametrize("name, option", list(option_cases(FUZZ_COMMANDS)))
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(value=option_values())

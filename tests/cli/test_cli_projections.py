@@ -227,6 +227,8 @@ FUZZ_COMMANDS = {
                   "--repeats", "1", "--seed", "0", "--delta", "1e-6", "--beta", "1", "--m", "0",
                   "--projection", "rademacher", "--queries", "10", "--R", "10", "--true", "10"), ()),
 }
+
+
 @pytest.mark.parametrize("name, option", list(option_cases(FUZZ_COMMANDS)))
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(value=option_values())

@@ -3,6 +3,7 @@ privlib.core imports nothing but numpy, scipy, the standard library and itself."
 from __future__ import annotations
 
 import ast
+import math
 import sys
 from pathlib import Path
 
@@ -329,3 +330,19 @@ def test_core_reexports_its_public_names():
         assert getattr(privlib.core, name) is not None
     assert {"analytic_gaussian_sigma", "RandomisedResponse", "PrivacyBudget", "parse_epsilon_grid",
             "wilson_interval", "geometric_noise", "check_delta"} <= set(privlib.core.__all__)
+
+
+def test_environment_number_reads_a_setting_or_says_which_variable_is_wrong(monkeypatch):
+    from privlib.core.validation import environment_number
+
+    monkeypatch.delenv("PRIVLIB_TEST_SETTING", raising=False)
+    assert environment_number("PRIVLIB_TEST_SETTING", "seconds") is None
+    monkeypatch.setenv("PRIVLIB_TEST_SETTING", " 2.5 ")
+    assert environment_number("PRIVLIB_TEST_SETTING", "seconds") == 2.5
+    monkeypatch.setenv("PRIVLIB_TEST_SETTING", "inf")
+    assert environment_number("PRIVLIB_TEST_SETTING", "seconds", allow_infinity=True) == math.inf
+    for bad in ("inf", "-1", "nan", "x" * 1000):
+        monkeypatch.setenv("PRIVLIB_TEST_SETTING", bad)
+        with pytest.raises(ValueError, match="PRIVLIB_TEST_SETTING must be a number of seconds >= 0") as caught:
+            environment_number("PRIVLIB_TEST_SETTING", "seconds")
+        assert len(str(caught.value)) < 150
