@@ -132,12 +132,11 @@ def cluster_threads(client) -> int:
 
 
 def machine_cores() -> int:
-    """The cores this process may run on (its CPU affinity where the system tells it, else the
-    machine's count), at least 1."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):
-        return max(1, os.cpu_count() or 1)
+    """The cores this process may run on (`privlib.core.threads.available_cores`; a name of its own
+    here so that tests can pretend to another machine)."""
+    from privlib.core.threads import available_cores
+
+    return available_cores()
 
 
 class StudyCluster(contextlib.AbstractContextManager):
@@ -156,7 +155,7 @@ class StudyCluster(contextlib.AbstractContextManager):
         # a local cluster's processes share this machine's cores: more workers than cores run no faster
         self.threads = 1 if self.workers is None else min(self.workers * LOCAL_THREADS_PER_WORKER, machine_cores())
 
-    def __enter__(self) -> "StudyCluster":
+    def __enter__(self) -> StudyCluster:
         if self.scheduler is not None:
             self.started = self.stack.enter_context(open_client(self.scheduler, self.workers))
             self.threads = cluster_threads(self.started)

@@ -1,4 +1,5 @@
-"""One process-wide, counted single-threaded-BLAS hold for every parallel computation of privlib.
+"""One process-wide, counted single-threaded-BLAS hold for every parallel computation of privlib,
+and the one count of the cores this process may use (`available_cores`).
 
 Why: several computations run their own worker threads, each doing small matrix products, which
 are faster with a single-threaded BLAS (a 2-thread OpenBLAS ran the search's products about 5x
@@ -17,6 +18,15 @@ from __future__ import annotations
 import os
 import threading
 from contextlib import contextmanager
+
+
+def available_cores() -> int:
+    """The cores this process may run on: its CPU affinity where the system tells it (a container's
+    or ``taskset``'s share, not the machine's count), else ``os.cpu_count()``; at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # pragma: no cover - no affinity outside Linux and a few Unixes
+        return max(1, os.cpu_count() or 1)
 
 
 class BlasHold:

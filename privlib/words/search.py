@@ -8,17 +8,19 @@ is measured with `nearest_recall`, never assumed.
 from __future__ import annotations
 
 import itertools
+import math
 import os
 import tempfile
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
 from privlib.core.noise import laplace_noise
-from privlib.core.threads import single_threaded_blas
-from privlib.core.validation import as_generator, check_epsilon, check_positive_int
+from privlib.core.threads import available_cores, single_threaded_blas
+from privlib.core.validation import as_generator, check_epsilon, check_positive_int, shown
 
 # Block sizes measured on the 2-core AMD EPYC (single-threaded CPU time of the block minima of 1,000
 # queries): a (1024 words x 1000 queries) float32 score block is 4 MB and is reduced while still in
@@ -33,31 +35,94 @@ MAX_COORDINATE = 1e30
 
 
 #: Environment variable that sets the number of threads the search (and every scan of the
-#: vocabulary) uses in this process; unset: one per core the process may run on, at most 8. A Dask
+#: vocabulary) uses in this process; unset: one per core the process may run on. A Dask
 #: worker process started by `privlib.words.cluster` gets its own thread count here, so workers
 #: sharing a machine do not each start one thread per core (2 workers x 2 threads on 2 cores ran
 #: the corpus benchmark slower than one process).
 THREADS_VARIABLE = "PRIVLIB_THREADS"
+#: The most threads `THREADS_VARIABLE` may ask for (each holds a 4 MB score block and its share of
+#: the block minima); the default, one per core, has no cap.
+MAX_THREADS = 1024
 
 
 def search_threads() -> int:
-    """Threads of the search's pool: `THREADS_VARIABLE` when set to a whole number >= 1, else one
-    per core this process may run on (containers, taskset), at most 8."""
+    """Threads of the search's pool: `THREADS_VARIABLE` when set (a whole number from 1 to
+    `MAX_THREADS`), else one per core this process may run on
+    (`privlib.core.threads.available_cores`: containers and taskset give fewer than the machine's)."""
     text = os.environ.get(THREADS_VARIABLE, "").strip()
-    if text:
-        try:
-            return max(1, min(int(text), 64))
-        except ValueError:
-            raise ValueError(f"{THREADS_VARIABLE} must be a whole number of threads >= 1, got {text[:40]!r}.") from None
+    if not text:
+        return available_cores()
     try:
-        cores = len(os.sched_getaffinity(0))  # the cores this process may run on (containers, taskset)
-    except AttributeError:  # pragma: no cover - not on Linux
-        cores = os.cpu_count() or 1
-    return max(1, min(cores, 8))
+        threads = int(text)
+    except ValueError:
+        threads = 0
+    if not 1 <= threads <= MAX_THREADS:
+        raise ValueError(f"{THREADS_VARIABLE} must be a whole number of threads from 1 to {MAX_THREADS}, "
+                         f"got {shown(text)}: set it to the cores this process may use, or unset it.")
+    return threads
+
+
+class SearchPiece(NamedTuple):
+    """One task of a search: the queries ``queries`` against the words ``words`` (row slices)."""
+
+    queries: slice
+    words: slice
+
+
+def search_pieces(queries: int, words: int, threads: int, query_block: int = QUERY_BLOCK,
+                  word_block: int = WORD_BLOCK) -> list[SearchPiece]:
+    """How a search of ``queries`` points over ``words`` rows is cut for ``threads`` workers: a grid
+    of c query chunks (at most ``query_block`` queries each: memory) by s word slices (whole word
+    blocks of ``word_block``, in order), so every (query, word) pair is in exactly one piece.
+    Listed chunk by chunk, the slices of a chunk in word order. Chunk and slice sizes differ by
+    at most one query or block, so the pieces are equal work.
+
+    With c0 = ceil(queries / query_block) and T = ``threads``:
+
+    - T = 1: c = c0, s = 1.
+    - c0 >= T (many queries): c = c0 rounded up to a multiple of T, s = 1 (2,500 queries on 2
+      threads: 4 x 625, not 1,000 + 1,000 + 500); each chunk reads the whole vocabulary.
+    - c0 < T (few queries): c = c0 and s = T / gcd(c0, T), so c x s is a multiple of T (2,000
+      queries on 16 threads: 2 chunks x 8 slices of 50,000 GloVe words; 1 query: 16 slices). Why
+      slices rather than more, smaller chunks: each word block is then read from memory once per
+      chunk instead of once per thread, and each product keeps up to ``query_block`` query
+      columns (a product of 125 columns runs further from BLAS's peak than one of 1,000).
+    - When a small vocabulary has fewer word blocks than the slices wanted: one slice per block,
+      and the queries cut into up to ceil(T / blocks) chunks (one query each at most).
+
+    So there are at least min(T, queries x word blocks) pieces, a multiple of T whenever the
+    vocabulary has enough blocks; none when ``queries`` or ``words`` is 0.
+    """
+    if queries <= 0 or words <= 0:
+        return []
+    threads = max(1, int(threads))
+    n_blocks = -(-words // word_block)
+    chunks = -(-queries // query_block)
+    slices = 1
+    if threads > 1 and chunks >= threads:
+        chunks = min(queries, -(-chunks // threads) * threads)
+    elif threads > 1:
+        slices = threads // math.gcd(chunks, threads)
+        if slices > n_blocks:
+            slices = n_blocks
+            chunks = min(queries, max(chunks, -(-threads // n_blocks)))
+    query_edges = [queries * k // chunks for k in range(chunks + 1)]
+    block_edges = [n_blocks * k // slices for k in range(slices + 1)]
+    return [SearchPiece(slice(q0, q1), slice(b0 * word_block, min(b1 * word_block, words)))
+            for q0, q1 in itertools.pairwise(query_edges) for b0, b1 in itertools.pairwise(block_edges)]
+
+
+def _even_parts(m: int, parts: int) -> list[slice]:
+    """``min(parts, m)`` consecutive slices of range(m) whose sizes differ by at most one."""
+    parts = max(1, min(parts, m))
+    return [slice(m * k // parts, m * (k + 1) // parts) for k in range(parts)]
 
 
 class SearchWorkers:
     """The process-wide worker threads of every search, and the single-threaded BLAS they need.
+
+    ``threads``: the pool's size; None (the process's pool) = `search_threads()`, read when the
+    pool starts. A search cuts its work for this many threads (`search_pieces`).
 
     Why one pool for the process: the app serves many sessions from threads that share one space.
     A pool per call (the former design) put 2 x users scanning threads on 2 cores, each with its
@@ -69,14 +134,38 @@ class SearchWorkers:
     `privlib.core.threads` (per-call ``threadpool_limits`` is racy across sessions; see there).
     """
 
-    def __init__(self):
+    def __init__(self, threads: int | None = None):
+        self._requested = threads
         self._lock = threading.Lock()
         self._executor = None
+        self._threads = None
         self._local = threading.local()
 
     def reset_after_fork(self) -> None:
         """A forked child has none of the parent's threads: start again from nothing."""
-        self.__init__()
+        self.__init__(self._requested)
+
+    def _started(self) -> ThreadPoolExecutor:
+        with self._lock:
+            if self._executor is None:
+                threads = self._requested if self._requested is not None else search_threads()
+                self._executor = ThreadPoolExecutor(threads, thread_name_prefix="privlib-search",
+                                                    initializer=self._mark_worker)
+                self._threads = threads
+            return self._executor
+
+    @property
+    def threads(self) -> int:
+        """The number of worker threads (the pool starts if it had not)."""
+        self._started()
+        return self._threads
+
+    def shutdown(self) -> None:
+        """Stop the worker threads once their queued work is done; a later `run` starts a new pool."""
+        with self._lock:
+            executor, self._executor = self._executor, None
+        if executor is not None:
+            executor.shutdown(wait=True)
 
     @staticmethod
     def single_threaded_blas():
@@ -92,11 +181,7 @@ class SearchWorkers:
         the queue it serves could deadlock it."""
         if getattr(self._local, "worker", False):
             return [task() for task in tasks]
-        with self._lock:
-            if self._executor is None:
-                self._executor = ThreadPoolExecutor(search_threads(), thread_name_prefix="privlib-search",
-                                                    initializer=self._mark_worker)
-            executor = self._executor
+        executor = self._started()
         with self.single_threaded_blas():
             futures = [executor.submit(task) for task in tasks]
             return [f.result() for f in futures]
@@ -107,28 +192,27 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=SEARCH_WORKERS.reset_after_fork)
 
 
-def _over_query_blocks(m: int, scan) -> None:
-    """Call ``scan(slice)`` over m queries cut into one block per thread (at most QUERY_BLOCK
-    each), on the shared workers, each with a single-threaded BLAS (25-40 % faster than one thread
-    with a multi-threaded BLAS on a quiet machine, several times faster on a busy one)."""
-    chunk = max(1, min(QUERY_BLOCK, -(-m // search_threads())))
-    SEARCH_WORKERS.run([lambda s=s: scan(slice(s, s + chunk)) for s in range(0, m, chunk)])
-
-
 def _round_up32(values) -> np.ndarray:
     """float32 limits rounded up past any rounding of the sum that made them (a limit must not
     exclude a score equal to it)."""
     return np.nextafter(np.asarray(values, dtype=np.float64).astype(np.float32), np.float32(np.inf))
 
 
-def _query_chunks(m: int) -> list[slice]:
-    """Query chunks of at most QUERY_BLOCK, in a multiple of the worker count (so that e.g. 2,500
-    queries on 2 workers run as 4 x 625, not 1000 + 1000 + 500)."""
-    threads = search_threads()
-    n = -(-m // QUERY_BLOCK)
-    n = -(-n // threads) * threads
-    size = -(-m // n)
-    return [slice(s, min(s + size, m)) for s in range(0, m, size)]
+def _merge_top_three(running, other) -> None:
+    """Merge ``other`` = (v1, v2, v3, i1, i2), three smallest float32 scores and the rows of the
+    first two, into ``running`` (the same five arrays, updated in place), per query. The merge is
+    stable, ``running`` first: on equal scores the earlier (lower) rows stay first, so merging word
+    blocks or word slices in word order gives the first two rows by (score, row)."""
+    best, second, third, arg1, arg2 = running
+    v1, v2, v3, i1, i2 = other
+    none = np.full(best.size, -1, dtype=np.int64)
+    values = np.stack([best, second, third, v1, v2, v3], axis=1)
+    args = np.stack([arg1, arg2, none, i1, i2, none], axis=1)
+    order = np.argsort(values, axis=1, kind="stable")[:, :3]
+    top = np.take_along_axis(values, order, axis=1)
+    top_args = np.take_along_axis(args, order[:, :2], axis=1)
+    best[:], second[:], third[:] = top[:, 0], top[:, 1], top[:, 2]
+    arg1[:], arg2[:] = top_args[:, 0], top_args[:, 1]
 
 
 class ExactSearch:
@@ -161,10 +245,13 @@ class ExactSearch:
     in the crowded centre of the embedding) gave 3 or more near ties in 5 of 12 calls of 2,000
     queries at epsilon = 10, 'king' never; hence random words ran 1.5-1.8x slower. Now a re-score
     touches only the candidate blocks, single-threaded, and a pass keeps one minimum per block
-    instead of the best, second best and arg-min of every 16 MB score block. Small batches (at most
-    QUERY_BLOCK queries) split the vocabulary between the workers instead of the queries, so each
-    word block is read once per call, not once per worker. Work runs on the process-wide workers
-    (`SearchWorkers`), with BLAS single-threaded for the whole call.
+    instead of the best, second best and arg-min of every 16 MB score block. The work is cut into
+    pieces (`search_pieces`) so that T workers have at least T pieces: query chunks when there are
+    at least T chunks of QUERY_BLOCK queries, else slices of the vocabulary, each word block read
+    once per chunk, not once per worker; step 2 then runs in T parts of the queries. The answer
+    does not depend on the cut: every step is exact whatever rounding a product's shape brings.
+    Work runs on the process-wide workers (`SearchWorkers`), with BLAS single-threaded for the
+    whole call.
     """
 
     def __init__(self, space):
@@ -213,20 +300,31 @@ class ExactSearch:
     def _nearest(self, q, queries, tau) -> np.ndarray:
         m = q.shape[0]
         arg = np.empty(m, dtype=np.int64)
-        if m <= QUERY_BLOCK:
-            # one chunk of queries: the workers share the word blocks, this thread settles
-            n_blocks = -(-self._augmented.shape[0] // WORD_BLOCK)
-            minima = np.empty((n_blocks, m), dtype=np.float32)
-            parts = min(search_threads(), n_blocks)
-            edges = [n_blocks * k // parts for k in range(parts + 1)]
-            q_t = np.ascontiguousarray(queries.T)
-            SEARCH_WORKERS.run([lambda a=a, b=b: self._block_minima(q_t, minima[a:b], a)
-                          for a, b in itertools.pairwise(edges)])
-            settled = [(0, self._settle(queries, minima, tau))]
+        n_words = self._augmented.shape[0]
+        threads = SEARCH_WORKERS.threads
+        pieces = search_pieces(m, n_words, threads, QUERY_BLOCK, WORD_BLOCK)
+        chunks = list(dict.fromkeys((p.queries.start, p.queries.stop) for p in pieces))  # in order
+        if len(chunks) == len(pieces):
+            # query chunks only: steps 1 and 2 of a chunk in one task (memory: one chunk per worker)
+            settled = zip((a for a, _ in chunks),
+                          SEARCH_WORKERS.run([lambda a=a, b=b: self._search_chunk(queries[a:b], tau[a:b])
+                                              for a, b in chunks]))
         else:
-            chunks = _query_chunks(m)
-            settled = zip((c.start for c in chunks),
-                          SEARCH_WORKERS.run([lambda c=c: self._search_chunk(queries[c], tau[c]) for c in chunks]))
+            # vocabulary slices (fewer than T chunks, so at most T x QUERY_BLOCK queries' minima):
+            # the block minima of every piece, then step 2 in T parts of the queries
+            minima = np.empty((-(-n_words // WORD_BLOCK), m), dtype=np.float32)
+            columns = {(a, b): np.ascontiguousarray(queries[a:b].T) for a, b in chunks}
+
+            def fill(piece):
+                first, stop = piece.words.start // WORD_BLOCK, -(-piece.words.stop // WORD_BLOCK)
+                self._block_minima(columns[piece.queries.start, piece.queries.stop],
+                                   minima[first:stop, piece.queries], first)
+
+            SEARCH_WORKERS.run([lambda p=p: fill(p) for p in pieces])
+            parts = _even_parts(m, threads)
+            settled = zip((part.start for part in parts),
+                          SEARCH_WORKERS.run([lambda c=c: self._settle(queries[c], minima[:, c], tau[c])
+                                              for c in parts]))
         ambiguous, limits, candidate_blocks = [], [], []
         for offset, (found, amb, lim, cand) in settled:
             arg[offset:offset + found.size] = found
@@ -308,7 +406,6 @@ class ExactSearch:
     def _rescore(self, q64, queries, limits, candidate_blocks):
         """The float64 nearest among the words of each query's candidate blocks (a column of
         ``candidate_blocks``) whose float32 score is at most its limit; ties: lowest row."""
-        vectors = self.space.vectors
         found = np.empty(q64.shape[0], dtype=np.int64)
         for j0 in range(0, q64.shape[0], QUERY_BLOCK):
             lim = _round_up32(limits[j0:j0 + QUERY_BLOCK])
@@ -341,19 +438,31 @@ class ExactSearch:
     def _ranked_candidates(self, q64, queries, limits):
         """For blocks of queries: (offset, query, word) of every word whose float32 score is at
         most ``limits``, sorted by query, then float64 distance sum((x - q)^2), then row; and a
-        mask of each query's first candidate."""
-        vectors = self.space.vectors
+        mask of each query's first candidate. Each block's scan is cut into `search_pieces` on the
+        workers (the sort makes the order of the pieces irrelevant)."""
+        n_words = self._augmented.shape[0]
         for j0 in range(0, q64.shape[0], QUERY_BLOCK):
             qb = queries[j0:j0 + QUERY_BLOCK]
             lim = _round_up32(limits[j0:j0 + QUERY_BLOCK])
-            cand_q, cand_x = [], []
-            for start in range(0, vectors.shape[0], WORD_BLOCK):
-                scores = qb @ self._augmented[start:start + WORD_BLOCK].T
-                r, c = np.nonzero(scores <= lim[:, None])
-                cand_q.append(r)
-                cand_x.append(c + start)
+            pieces = search_pieces(qb.shape[0], n_words, SEARCH_WORKERS.threads, QUERY_BLOCK, WORD_BLOCK)
+            found = SEARCH_WORKERS.run([lambda p=p, qb=qb, lim=lim: self._candidates_within(qb[p.queries],
+                                                                                           lim[p.queries], p.words)
+                                        for p in pieces])
+            cand_q = [r + p.queries.start for p, (r, _) in zip(pieces, found)]
+            cand_x = [c for _, c in found]
             cq, cx, head = self._by_float64_distance(q64[j0:], np.concatenate(cand_q), np.concatenate(cand_x))
             yield j0, cq, cx, head
+
+    def _candidates_within(self, queries, limits, words: slice):
+        """(query, row) of every word of the rows ``words`` whose float32 score is at most
+        ``limits`` (float32, per query)."""
+        cand_q, cand_x = [], []
+        for start in range(words.start, words.stop, WORD_BLOCK):
+            scores = queries @ self._augmented[start:min(start + WORD_BLOCK, words.stop)].T
+            r, c = np.nonzero(scores <= limits[:, None])
+            cand_q.append(r)
+            cand_x.append(c + start)
+        return np.concatenate(cand_q), np.concatenate(cand_x)
 
     # -- first and second nearest (the Vickrey mechanism's pair)
     def nearest_two(self, points) -> tuple[np.ndarray, np.ndarray]:
@@ -409,23 +518,35 @@ class ExactSearch:
         return q, queries
 
     def _first_pass_two(self, queries):
+        """(best, second, third, arg1, arg2) per query: `_scan_two` over `search_pieces`, the word
+        slices of a query chunk merged in word order (`_merge_top_three`: the same first two rows
+        as one scan of the whole vocabulary)."""
+        m = queries.shape[0]
+        pieces = search_pieces(m, self._augmented.shape[0], SEARCH_WORKERS.threads, QUERY_BLOCK, WORD_BLOCK)
+        tops = SEARCH_WORKERS.run([lambda p=p: self._scan_two(queries[p.queries], p.words) for p in pieces])
+        best, second, third = (np.empty(m, dtype=np.float32) for _ in range(3))
+        arg1 = np.empty(m, dtype=np.int64)
+        arg2 = np.empty(m, dtype=np.int64)
+        for piece, top in zip(pieces, tops):  # chunk by chunk, each chunk's slices in word order
+            running = tuple(a[piece.queries] for a in (best, second, third, arg1, arg2))
+            if piece.words.start == 0:
+                for view, value in zip(running, top):
+                    view[:] = value
+            else:
+                _merge_top_three(running, top)
+        return best, second, third, arg1, arg2
+
+    def _scan_two(self, queries, words: slice):
+        """(best, second, third, arg1, arg2): the three smallest float32 scores and the rows of the
+        first two among the rows ``words``, for a chunk of queries, word block by word block."""
         m = queries.shape[0]
         best, second, third = (np.full(m, np.inf, dtype=np.float32) for _ in range(3))
         arg1 = np.zeros(m, dtype=np.int64)
         arg2 = np.zeros(m, dtype=np.int64)
-        _over_query_blocks(
-            m, lambda sl: self._scan_two(queries[sl], best[sl], second[sl], third[sl], arg1[sl], arg2[sl]))
-        return best, second, third, arg1, arg2
-
-    def _scan_two(self, queries, best, second, third, arg1, arg2):
-        """Fill the three smallest float32 scores and the rows of the first two (views) for one
-        block of queries, word block by word block."""
-        m = queries.shape[0]
         rows = np.arange(m)
         out = np.empty((m, WORD_BLOCK), dtype=np.float32)
-        none = np.full(m, -1, dtype=np.int64)
-        for start in range(0, self._augmented.shape[0], WORD_BLOCK):
-            block = self._augmented[start:start + WORD_BLOCK]
+        for start in range(words.start, words.stop, WORD_BLOCK):
+            block = self._augmented[start:min(start + WORD_BLOCK, words.stop)]
             scores = np.matmul(queries, block.T, out=out[:, : block.shape[0]])
             i1 = scores.argmin(axis=1)
             v1 = scores[rows, i1]
@@ -434,15 +555,10 @@ class ExactSearch:
             v2 = scores[rows, i2]
             scores[rows, i2] = np.inf
             v3 = scores.min(axis=1)
-            # merge the running top three with the block's top three (stable: on equal float32
-            # scores the earlier, lower row stays first; such near-ties are re-scored anyway)
-            values = np.stack([best, second, third, v1, v2, v3], axis=1)
-            args = np.stack([arg1, arg2, none, i1 + start, i2 + start, none], axis=1)
-            order = np.argsort(values, axis=1, kind="stable")[:, :3]
-            top = np.take_along_axis(values, order, axis=1)
-            top_args = np.take_along_axis(args, order[:, :2], axis=1)
-            best[:], second[:], third[:] = top[:, 0], top[:, 1], top[:, 2]
-            arg1[:], arg2[:] = top_args[:, 0], top_args[:, 1]
+            # the running top three and the block's (stable: on equal float32 scores the earlier,
+            # lower row stays first; such near-ties are re-scored anyway)
+            _merge_top_three((best, second, third, arg1, arg2), (v1, v2, v3, i1 + start, i2 + start))
+        return best, second, third, arg1, arg2
 
     def _rescore_two(self, q64, queries, limits):
         """First and second word by (float64 distance, row) among the words whose float32 score

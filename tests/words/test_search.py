@@ -225,7 +225,7 @@ def test_glove_random_word_workload_matches_brute_force(brute_force, glove, epsi
 
 
 def test_glove_small_random_word_workload_in_large_batches_matches_brute_force(brute_force, glove_small):
-    # 2,500 queries: more than QUERY_BLOCK, so the query chunks run on the workers (4 x 625)
+    # 2,500 queries: more than QUERY_BLOCK, so query chunks run on the workers (4 x 625 on 2 threads)
     _, queries = _random_word_queries(glove_small, 2500, 10.0, seed=3)
     np.testing.assert_array_equal(glove_small.nearest(queries), brute_force(glove_small.vectors, queries))
 
@@ -398,7 +398,7 @@ def test_the_search_threads_follow_the_environment(monkeypatch):
     import os
 
     monkeypatch.delenv(search_module.THREADS_VARIABLE, raising=False)
-    assert search_module.search_threads() == max(1, min(len(os.sched_getaffinity(0)), 8))
+    assert search_module.search_threads() == len(os.sched_getaffinity(0))  # one per core, no cap
     monkeypatch.setenv(search_module.THREADS_VARIABLE, "1")
     assert search_module.search_threads() == 1
     monkeypatch.setenv(search_module.THREADS_VARIABLE, "three")
