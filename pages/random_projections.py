@@ -7,6 +7,7 @@ import streamlit as st
 
 from epsilon_lab import ui
 from privlib.presentation.projections import figures
+from privlib.presentation.projections.corrections import PAPER_CORRECTIONS
 from privlib.projections import sweep as rp_sweep
 from privlib.projections.datasets import DATASET_LABELS, FIXED_DIMENSIONS, load_dataset_at
 from privlib.projections.mechanisms import MECHANISMS
@@ -27,18 +28,33 @@ KIND_LABELS = {"rademacher": "Rademacher ±1", "gaussian": "Gaussian", "uniform"
                "sparse": "very sparse √s·{−1, 0, 1}"}
 DP_NAMES = rp_sweep.DP_MECHANISMS
 IDP_NAMES = rp_sweep.IDP_MECHANISMS
+#: The mechanisms swept by default: DP-OPORP (full precision) and the two DP-SignOPORPs (one bit per
+#: value) — a few lines on the chart and a first view in seconds; the others are one click away,
+#: each swept on its own.
+DEFAULT_MECHANISMS = ("dp-oporp", "dp-signoporp-rr", "dp-signoporp-rr-smooth")
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
-def cached_sweep(names, dataset, p, epsilons, k, t, repeats, seed, delta, beta, m, projection, s, R):
-    """The sweep of the mechanisms ``names`` over ``epsilons`` (the grid: moving ε reruns nothing),
-    retrieving R neighbours against each query's top `rp_sweep.TRUE_NEIGHBOURS`."""
-    what = "the individual-DP mechanisms" if set(names) <= set(IDP_NAMES) else f"{len(names)} mechanisms"
-    return ui.with_progress_bar(f"Sweeping {what} over {len(epsilons)} values of ε × {repeats} repetitions:",
+@st.cache_resource(show_spinner=False, max_entries=4)
+def cached_shared_reference(dataset, p, k, R, repeats, seed):
+    """The retrieval task and non-private levels every mechanism's sweep shares (read-only arrays:
+    a resource, not copied on each run)."""
+    return rp_sweep.shared_reference(load_dataset_at(dataset, p), k=k, R=R, repeats=repeats, seed=seed,
+                                     true=rp_sweep.TRUE_NEIGHBOURS)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def cached_sweep(name, dataset, p, epsilons, k, repeats, seed, beta, R, delta, t, m, projection, s, _shared):
+    """The sweep of one mechanism over ``epsilons`` (the grid: moving ε reruns nothing), retrieving R
+    neighbours against each query's top `rp_sweep.TRUE_NEIGHBOURS`. The page passes the settings
+    the mechanism does not read at fixed values (`rp_sweep.mechanism_settings`), so changing t, m,
+    δ or the projection reruns only the mechanisms that read it; ``_shared`` is determined by the
+    other arguments."""
+    return ui.with_progress_bar(f"Sweeping {MECHANISMS[name].label} over {len(epsilons)} values of ε × {repeats} "
+                                "repetitions:",
                                 lambda progress: rp_sweep.sweep(
-                                    load_dataset_at(dataset, p), list(names), epsilons, repeats=repeats, seed=seed,
+                                    load_dataset_at(dataset, p), [name], epsilons, repeats=repeats, seed=seed,
                                     progress=progress, k=k, t=t, delta=delta, beta=beta, m=m,
-                                    projection=projection, s=s, R=R, true=rp_sweep.TRUE_NEIGHBOURS))
+                                    projection=projection, s=s, R=R, true=rp_sweep.TRUE_NEIGHBOURS, shared=_shared))
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -56,6 +72,11 @@ def cached_ratio_chart():
     return figures.variance_ratio_chart()
 
 
+@st.cache_data(show_spinner=False, max_entries=2)
+def cached_at_risk_chart():
+    return figures.at_risk_chart()
+
+
 @st.cache_data(show_spinner="Computing P₊ (eq. 26) …", max_entries=2)
 def cached_p_plus_chart():
     return figures.p_plus_chart()
@@ -67,11 +88,12 @@ def cached_n_plus_chart(p, k, delta):
 
 
 @st.cache_data(show_spinner="Simulating the inner-product variances …", max_entries=16)
-def cached_variance_chart(dataset, p, k, delta, beta, seed):
+def cached_variance_chart(dataset, p, k, delta, beta, seed, simulate):
+    """The closed-form variances, with the Monte Carlo check (about a second) only if ``simulate``."""
     data = load_dataset_at(dataset, p)
     u, v = data.Q[0], data.Q[1]
     check = rp_sweep.inner_product_monte_carlo(u, v, (0.5, 5.0, 50.0), k, draws=200, seed=seed, delta=delta,
-                                               beta=beta)
+                                               beta=beta) if simulate else None
     return figures.variance_chart(u, v, k, delta, beta, monte_carlo=check)
 
 
@@ -86,8 +108,7 @@ def cached_angle_chart(k, n_plus_count, t, seed):
     check = rp_sweep.rr_angle_monte_carlo(ANGLE_THETA, tuple(e / t for e in ANGLE_CHECK_EPSILONS), k,
                                           draws=ANGLE_CHECK_DRAWS, seed=seed)
     return figures.angle_sd_chart(k, n_plus_count, t, theta=ANGLE_THETA, monte_carlo=check,
-                                  title="Standard deviation of the angle estimate from randomised-response bits "
-                                        "(Thm 4.6)")
+                                  title="SD of the angle estimate (Thm 4.6)")
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -157,28 +178,33 @@ with st.expander("Data, projection and repetitions", expanded=False):
                                               "neighbours; R are retrieved. precision@R = true among them / R; the "
                                               f"paper's recall@R = true among them / {rp_sweep.TRUE_NEIGHBOURS}."))
 
-chosen = st.multiselect("Mechanisms", list(DP_NAMES), default=list(DP_NAMES), key="rp_mechanisms",
+chosen = st.multiselect("Mechanisms", list(DP_NAMES), default=list(DEFAULT_MECHANISMS), key="rp_mechanisms",
                         format_func=lambda n: MECHANISMS[n].label,
-                        help="Every mechanism here is differential privacy. Their guarantees are in the table.")
+                        help="Every mechanism here is differential privacy. Their guarantees are in the table. "
+                             "Each one you add is swept on its own (about a second; Raw-data-G-OPT, whose noise "
+                             "covers all p coordinates, several).")
 show_idp = st.toggle("show iDP (not DP)", value=False, key="rp_show_idp",
                      help="iDP-SignRP (Alg 9–11) satisfies only individual DP, which is NOT differential privacy.")
-# Two cached sweeps: the DP mechanisms chosen, and (when shown) the iDP ones — toggling iDP reruns
-# only the iDP sweep; each mechanism's draws depend only on the settings and its name.
-groups = [tuple(chosen)] + ([IDP_NAMES] if show_idp else [])
-groups = [g for g in groups if g]
-if not groups:
+# One cached sweep per mechanism: adding one sweeps only it, and a setting reruns only the mechanisms
+# that read it. Each mechanism's draws depend only on the settings it reads and its name, so the
+# combined result equals one sweep of them all.
+names = list(chosen) + (list(IDP_NAMES) if show_idp else [])
+if not names:
     st.info("Choose at least one mechanism.")
     st.stop()
 
 try:
     data = load_dataset_at(dataset, p_value)
-    settings = (int(k), int(t), REPEATS, seed, float(delta), beta, m, projection, s, R)
+    shared = cached_shared_reference(dataset, p_value, int(k), R, REPEATS, seed)
+    specific = {"delta": float(delta), "t": int(t), "m": m, "projection": projection, "s": s}
     sweeps = []
-    for group in groups:
-        parts = [cached_sweep(group, dataset, p_value, EPSILONS, *settings)]
+    for name in names:
+        read = rp_sweep.mechanism_settings(name, **specific)
+        parts = [cached_sweep(name, dataset, p_value, EPSILONS, int(k), REPEATS, seed, beta, R, **read, _shared=shared)]
         if epsilon not in EPSILONS:  # one more ε: its cells have their own streams, so merging is exact
-            parts.append(cached_sweep(group, dataset, p_value, (epsilon,), *settings))
-        sweeps.append(rp_sweep.combine_epsilons(parts))
+            parts.append(cached_sweep(name, dataset, p_value, (epsilon,), int(k), REPEATS, seed, beta, R, **read,
+                                      _shared=shared))
+        sweeps.append(rp_sweep.combine_epsilons([rp_sweep.restate_settings(part, **specific) for part in parts]))
 except ValueError as exc:
     st.error(str(exc))
     st.stop()
@@ -186,10 +212,12 @@ result = rp_sweep.combine(sweeps)
 metric = rp_sweep.precision_label(result)
 
 st.subheader("Privacy against retrieval quality")
-st.plotly_chart(figures.precision_vs_epsilon(result, chosen_epsilon=epsilon,
-                                             title=f"{metric} on {data.name}: k = {k}, mean ± SD over {REPEATS} "
-                                                   "repetitions"), key="rp_precision")
+st.plotly_chart(figures.precision_vs_epsilon(result, chosen_epsilon=epsilon, title=f"{metric} on {data.name}, k = {k}"),
+                key="rp_precision")
+hidden = len(DP_NAMES) - len(chosen)
 st.caption(
+    f"Mean ± SD over {REPEATS} repetitions. Showing {len(chosen)} of the {len(DP_NAMES)} DP mechanisms"
+    + (f" ({hidden} hidden: add them under Mechanisms above)" if hidden else "") + ". "
     f"{data.n_db:,} database vectors and {result.settings['n_queries']:,} queries (p = {data.p}); each repetition "
     f"draws a new public projection. Chance = {result.settings['true']}/{data.n_db:,} (true neighbours per query / database vectors) = "
     f"{result.reference[rp_sweep.CHANCE]:.3f}. Dashed: the non-private random projection (RP, cosine) and its signs "
@@ -210,10 +238,13 @@ st.markdown(
     "only in the one bin a coordinate falls into, so each bit gets the whole ε: at small ε a few honest bits carry "
     "more than drowned real values."
 )
+st.caption(f"To answer in seconds, the page sweeps {len(DEFAULT_MECHANISMS)} mechanisms unless you add more (add "
+           "Raw-data-G-OPT and DP-RP-G-OPT-B to see projecting first beat noise on the raw data), and simulates the "
+           "variances below only when you switch that check on.")
 
 st.subheader(f"At ε = {epsilon:g}")
-st.dataframe(figures.mechanism_table(rp_sweep.table_rows(result, epsilon), metric), hide_index=True,
-             key="rp_table")
+# a static table: its cells wrap, so every column fits a small window (a data grid scrolls sideways)
+st.table(figures.mechanism_table(rp_sweep.table_rows(result, epsilon), metric), hide_index=True)
 realised = cached_gaussian_delta2(data.p, int(k), seed, beta)
 st.caption(
     "σ: Gaussian noise per value; ε′: the privacy loss bound per bit (randomised response keeps a bit with "
@@ -232,10 +263,11 @@ if show_idp:
 st.subheader("Why projecting first reduces the noise")
 left, right = st.columns(2)
 with left:
-    st.plotly_chart(cached_sigma_chart(float(delta), beta, realised), key="rp_sigma")
+    st.plotly_chart(figures.mark_epsilon(cached_sigma_chart(float(delta), beta, realised), epsilon), key="rp_sigma")
     st.caption("The noise σ each calibration needs (Fig. 1). The optimal σ* (eq. 14) is the smallest that is "
-               "(ε, δ)-DP; the classical formula is valid only for ε < 1 (grey beyond). Dashed: at the realised Δ₂ "
-               "of a Gaussian W, which is larger than β — Rademacher and OPORP keep Δ₂ = β.")
+               "(ε, δ)-DP; the classical formula is valid only for ε < 1 (grey beyond). Solid: at Δ₂ = β "
+               f"= {beta:g}; dashed: at the realised Δ₂ = {realised:.3f} of a Gaussian W, which is larger than β — "
+               "Rademacher and OPORP keep Δ₂ = β.")
 with right:
     st.plotly_chart(cached_delta2_chart(int(k), beta, seed), key="rp_delta2")
     st.caption("The realised sensitivity Δ₂ of each kind of projection against p (Fig. 2): it must be computed "
@@ -244,12 +276,15 @@ left, right = st.columns(2)
 with left:
     st.plotly_chart(cached_ratio_chart(), key="rp_ratio")
     st.caption("R = Var(raw)/Var(projected) for unit vectors (eq. 23, Fig. 3): above 1 projecting first wins; "
-               "with much noise it tends to p/k.")
+               "with much noise it tends to p/k (the paper's k/p = 0.05 is left out to keep six lines).")
 with right:
-    st.plotly_chart(cached_variance_chart(dataset, p_value, int(k), float(delta), beta, seed), key="rp_variance")
-    st.caption("The variance of the released inner product of two queries against ε (eqs. 19, 20, 22), with a "
-               "Monte Carlo check (200 draws, new W each). The projections pay a fixed sketching variance, so "
-               "raw data wins again when ε is large.")
+    simulate = st.toggle("Monte Carlo check (about a second)", value=False, key="rp_variance_check",
+                         help="Simulate the variances at three ε (200 draws each, a new W every draw).")
+    st.plotly_chart(figures.mark_epsilon(cached_variance_chart(dataset, p_value, int(k), float(delta), beta, seed,
+                                                               simulate), epsilon), key="rp_variance")
+    st.caption("The variance of the released inner product of two queries against ε (eqs. 19, 20, 22)"
+               + (", with a Monte Carlo check (crosses ± 2 SE: 200 draws, new W each)" if simulate else "")
+               + ". The projections pay a fixed sketching variance, so raw data wins again when ε is large.")
 
 st.subheader("Why one bit per value can win at small ε")
 left, right = st.columns(2)
@@ -263,21 +298,28 @@ with right:
                "ε/N₊. That is why DP-SignRP-RR needs a huge ε — DP-SignOPORP gives each bit the whole ε.")
 left, right = st.columns(2)
 with left:
-    st.plotly_chart(figures.flip_chart(epsilon, epsilon / int(t), D=beta,
-                                       title=f"Flip probability of a DP-SignOPORP bit at ε = {epsilon:g}"),
-                    key="rp_flip")
+    st.plotly_chart(figures.mark_x(cached_at_risk_chart(), data.p, f"p = {data.p:,}"), key="rp_at_risk")
+    st.caption("The share of bits at risk (one changed coordinate can flip them) for data like the paper's, u uniform "
+               "in [−1, 1]^p (Figs. 7–8, eqs. 31–32): a Rademacher W puts fewer bits at risk than a Gaussian W, so "
+               "DP-SignRP would need less noise with it — but eq. 31 is an approximation, not a bound, so Alg 6 keeps "
+               "the Gaussian W.")
+with right:
+    st.plotly_chart(figures.flip_chart(epsilon, epsilon / int(t), D=beta), key="rp_flip")
     st.caption("Smooth flipping (Alg 7–8, Fig. 6): a bit whose projection is L steps of β away from 0 would need "
                "L changed coordinates to flip, so it is flipped with probability 1/(e^{Lε}+1) instead of the flat "
                "randomised-response level.")
-with right:
+left, right = st.columns(2)
+with left:
     st.plotly_chart(cached_levels_chart(dataset, p_value, int(k), int(t), seed, beta), key="rp_levels")
     st.caption("How far the projections of the data are from 0, in steps (L_j, Fig. 9): OPORP bins sum a few "
                "pixels, so many bits sit several steps away and are rarely flipped; L = 0 is an empty bin (a coin).")
 count = cached_n_plus(data.p, int(k), float(delta), m, beta) if m >= beta else float(k)  # m = 0: N₊ = k
-st.plotly_chart(cached_angle_chart(int(k), float(count), int(t), seed), key="rp_angle")
-st.caption("The lines are √(V_RR/k) for a pair of vectors at angle θ = π/3; the crosses (± 2 SE) are the spread "
-           "of the angle actually estimated from randomised-response bits at ε′ = ε/t per bit, over "
-           f"{ANGLE_CHECK_DRAWS} simulated draws (new Gaussian W and new coins each).")
+with right:
+    st.plotly_chart(figures.mark_epsilon(cached_angle_chart(int(k), float(count), int(t), seed), epsilon),
+                    key="rp_angle")
+    st.caption("The lines are √(V_RR/k) for a pair of vectors at angle θ = π/3; the crosses (± 2 SE) are the spread "
+               "of the angle actually estimated from randomised-response bits at ε′ = ε/t per bit, over "
+               f"{ANGLE_CHECK_DRAWS} simulated draws (new Gaussian W and new coins each).")
 if m >= beta:
     best = optimal_k(ANGLE_THETA, epsilon, data.p, m, float(delta), beta)
     st.caption(f"**How many bits k (§4.1.2), a trend only.** For DP-SignRP-RR at ε = {epsilon:g} (θ = π/3, p = "
@@ -288,6 +330,10 @@ if m >= beta:
 else:
     st.caption("**How many bits k (§4.1.2).** The k that minimises the angle variance of DP-SignRP-RR depends on the "
                "public norm bound m: set m ≥ β above to see it.")
+
+with st.expander(f"Where the code departs from the paper's print ({len(PAPER_CORRECTIONS)} slips corrected)"):
+    st.markdown("\n".join(f"- **{c.where}.** The paper prints {c.printed}; the code uses {c.code}: {c.why}."
+                          for c in PAPER_CORRECTIONS))
 
 st.download_button("Sweep results (JSON)", json.dumps(rp_sweep.report_dict(result), indent=2),
                    file_name="random-projections-sweep.json", mime="application/json", key="rp_download")

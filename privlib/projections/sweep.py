@@ -23,15 +23,14 @@ values are in the sweep.
 from __future__ import annotations
 
 import math
-import os
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from privlib.core.randomised_response import binary_flip_probability
 from privlib.core.sweep import Progress, SweepResult, child_rng, child_seed_sequence, empty_values
-from privlib.core.threads import single_threaded_blas
+from privlib.core.threads import available_cores, single_threaded_blas
 from privlib.core.validation import check_delta, check_epsilons, check_positive_int, check_range, check_seed, shown
 from privlib.projections.datasets import Dataset, load_dataset
 from privlib.projections.estimators import true_neighbours
@@ -65,7 +64,7 @@ _TAG_PROJECTION, _TAG_NOISE, _TAG_NONPRIVATE = 1, 2, 3
 
 def workers() -> int:
     """Threads of a sweep: one per core (at most 4)."""
-    return max(1, min(os.cpu_count() or 1, 4))
+    return min(available_cores(), 4)
 
 
 def repetition_seed(seed: int, rep: int) -> int:
@@ -288,10 +287,47 @@ def submit_releases(pool, classes, epsilons, task: RetrievalTask, settings: dict
     return futures
 
 
+def _shared_key(data: Dataset, k: int, R: int, queries, true, repeats: int, seed: int) -> tuple:
+    return (data.name, data.p, data.n_db, data.n_queries, k, R, queries, true, repeats, seed)
+
+
+@dataclass(frozen=True)
+class SharedReference:
+    """What every mechanism of a sweep shares: the retrieval task (`retrieval_task`) and the
+    non-private RP and SignRP levels of each repetition (`nonprivate_levels`). ``key`` names the
+    settings it was computed for."""
+
+    key: tuple
+    task: RetrievalTask
+    rp: tuple[float, ...]
+    signrp: tuple[float, ...]
+
+
+def shared_reference(data, *, k: int = 32, R: int = 50, repeats: int = 3, seed: int = 0,
+                     queries: int | None = None, true: int | None = None) -> SharedReference:
+    """The retrieval task and non-private levels of a sweep (arguments as in `sweep`), computed once
+    so that several one-mechanism sweeps (a page caching each mechanism on its own) share them
+    instead of each redoing the truth's ranking and the non-private projections. Passing it to
+    `sweep` as ``shared`` gives the same result as without it."""
+    data = data if isinstance(data, Dataset) else load_dataset(data)
+    k = check_positive_int(k, "k (the number of projections)")
+    repeats = check_positive_int(repeats, "repeats (the number of repetitions)")
+    seed = check_seed(seed)
+    R = check_positive_int(R, "R (the number of neighbours retrieved)", maximum=data.n_db)
+    if true is not None:
+        true = check_positive_int(true, "true (the number of true neighbours per query)", maximum=data.n_db)
+    task = retrieval_task(data, R, queries, true)
+    with single_threaded_blas(), ThreadPoolExecutor(workers()) as pool:
+        levels = [nonprivate_levels(task, data.p, k, seed, rep, pool) for rep in range(repeats)]
+    return SharedReference(key=_shared_key(data, k, R, queries, true, repeats, seed), task=task,
+                           rp=tuple(rp for rp, _ in levels), signrp=tuple(signrp for _, signrp in levels))
+
+
 def sweep(data, mechanisms, epsilons=DEFAULT_EPSILONS, *, repeats: int = 3, seed: int = 0,
           progress: Progress | None = None, k: int = 32, t: int = 1, delta: float = 1e-6, beta: float = 1.0,
           m: float = 0.0, R: int = 50, projection: str = "rademacher", s: float = 3,
-          queries: int | None = None, true: int | None = None) -> SweepResult:
+          queries: int | None = None, true: int | None = None,
+          shared: SharedReference | None = None) -> SweepResult:
     """Retrieval precision@R against ε for each mechanism (§5.1; Figs. 10–13, 15), as a
     `SweepResult` of `METRICS`.
 
@@ -306,7 +342,10 @@ def sweep(data, mechanisms, epsilons=DEFAULT_EPSILONS, *, repeats: int = 3, seed
     ``true`` by cosine (default None: its top R, the §5.1 protocol). With ``true`` = T ≠ R, the
     precision metric is (# true among the R retrieved)/R and recall@R = that count/T = precision·R/T
     (§5.1's recall@R out of the top 50: T = 50, R = 10, 20, …; `recall_at_R`); chance precision is
-    then T/n_db. ``progress(fraction, message)`` is called as the sweep advances.
+    then T/n_db. ``progress(fraction, message)`` is called as the sweep advances. ``shared``: the
+    task and non-private levels from `shared_reference` for the same data, k, R, true, queries,
+    repeats and seed (ValueError otherwise), so one-mechanism sweeps need not redo them: the result
+    is the same.
 
     ``reference`` holds the non-private levels (`NONPRIVATE_RP`, `NONPRIVATE_SIGNRP`: a Gaussian
     projection of the same k per repetition, ranked by cosine and by the Hamming distance of its
@@ -333,7 +372,14 @@ def sweep(data, mechanisms, epsilons=DEFAULT_EPSILONS, *, repeats: int = 3, seed
     settings = dict(k=k, t=t, beta=beta, m=m, p=p, projection=projection, s=s)
     # Validate every mechanism's parameters (and the data) before the long computation.
     prototypes = [build_mechanism(cls, eps_grid[0], delta=delta, seed=seed, **settings) for cls in classes]
-    task = retrieval_task(data, R, queries, true)
+    if shared is None:
+        task = retrieval_task(data, R, queries, true)
+    else:
+        wanted = _shared_key(data, k, R, queries, true, repeats, seed)
+        if shared.key != wanted or not np.array_equal(shared.task.rows[:data.n_db], data.X):
+            raise ValueError("The shared reference was computed for other settings (data, k, R, true, queries, "
+                             "repeats or seed): compute it with shared_reference for these.")
+        task = shared.task
     for proto in prototypes:
         proto.check_data(task.rows)
 
@@ -352,7 +398,8 @@ def sweep(data, mechanisms, epsilons=DEFAULT_EPSILONS, *, repeats: int = 3, seed
     # each thread with a single-threaded BLAS; results are collected in order in this thread.
     with single_threaded_blas(), ThreadPoolExecutor(workers()) as pool:
         for rep in range(repeats):
-            rp, signrp = nonprivate_levels(task, p, k, seed, rep, pool)
+            rp, signrp = (nonprivate_levels(task, p, k, seed, rep, pool) if shared is None
+                          else (shared.rp[rep], shared.signrp[rep]))
             nonprivate["rp"].append(rp)
             nonprivate["signrp"].append(signrp)
             report(f"repetition {rep + 1}/{repeats}: non-private levels")
@@ -664,3 +711,47 @@ def combine_epsilons(results) -> SweepResult:
         guarantees={name: [[g for result in results for g in result.guarantees[name]][i] for i in order]
                     for name in first.mechanisms},
     )
+
+
+# ------------------------------------------------------------------------------------------------
+# Caching one mechanism at a time: the settings each mechanism reads
+# ------------------------------------------------------------------------------------------------
+
+#: The sweep settings that only some mechanisms read, with the value a mechanism that does not read
+#: one is swept with (`mechanism_settings`).
+MECHANISM_SPECIFIC: dict = {"delta": 1e-6, "t": 1, "m": 0.0, "projection": "rademacher", "s": 3}
+
+
+def reads_setting(mechanism, key: str) -> bool:
+    """Whether the mechanism (a name or class) reads the sweep setting ``key`` of
+    `MECHANISM_SPECIFIC`: δ if it is (ε, δ)-DP or takes a norm bound m (DP-SignRP-RR with m > 0
+    is (ε, δ)-DP), the others if they are among its ``PARAMETERS``."""
+    cls = resolve_mechanisms([mechanism])[0]
+    if key not in MECHANISM_SPECIFIC:
+        raise ValueError(f"Unknown mechanism-specific setting {shown(key)}: choose among "
+                         f"{', '.join(MECHANISM_SPECIFIC)}.")
+    if key == "delta":
+        return bool(cls.USES_DELTA) or "m" in cls.PARAMETERS
+    return key in cls.PARAMETERS
+
+
+def mechanism_settings(mechanism, **settings) -> dict:
+    """``settings`` with each `MECHANISM_SPECIFIC` one that ``mechanism`` does not read
+    (`reads_setting`) set to its fixed value: the key under which a one-mechanism sweep can be
+    cached, so that changing t does not rerun DP-OPORP (its draws do not depend on t)."""
+    return {key: (value if key not in MECHANISM_SPECIFIC or reads_setting(mechanism, key)
+                  else MECHANISM_SPECIFIC[key]) for key, value in settings.items()}
+
+
+def restate_settings(result: SweepResult, **settings) -> SweepResult:
+    """``result`` with ``settings`` recorded in its ``settings`` in place of the values it was swept
+    with, allowed only for `MECHANISM_SPECIFIC` settings that none of its mechanisms reads (a sweep
+    cached under `mechanism_settings`); then it equals the sweep run with ``settings``, and can be
+    combined (`combine`) with sweeps of the mechanisms that do read them."""
+    for key, value in settings.items():
+        if key not in MECHANISM_SPECIFIC:
+            raise ValueError(f"Only {', '.join(MECHANISM_SPECIFIC)} can be restated, not {shown(key)}.")
+        readers = [name for name in result.mechanisms if reads_setting(name, key)]
+        if readers and result.settings.get(key) != value:
+            raise ValueError(f"{readers[0]} reads {key}: sweep it again with {key} = {value!r} instead.")
+    return replace(result, settings={**result.settings, **settings})

@@ -71,17 +71,17 @@ def test_precision_chart_lines_reference_levels_idp_and_marker():
 
 def test_sigma_chart_greys_the_classical_sigma_from_epsilon_one():
     fig = F.sigma_chart(1e-6, 1.0, 1.14, epsilons=(0.1, 0.5, 1.0, 10.0, 100.0))
-    valid = trace(fig, "classical (Thm 2.2), Δ₂ = β")
+    valid = trace(fig, "classical, Δ₂ = β")
     assert max(valid.x) < 1
     grey = [t for t in fig.data if "not valid" in t.name]
     assert len(grey) == 2 and all(t.line.color == style.GREY for t in grey)
     assert min(grey[0].x) == 0.5 and max(grey[0].x) == 100.0  # joins the last valid point
-    optimal = trace(fig, "optimal σ* (eq. 14), Δ₂ = β")
+    optimal = trace(fig, "optimal σ*, Δ₂ = β")
     assert list(optimal.y) == pytest.approx([36.30469043, 8.057618481, 4.224678889, 0.5410868318, 0.09783722397],
                                             rel=1e-9)
-    gaussian = trace(fig, "optimal σ* (eq. 14), Gaussian W")
+    gaussian = trace(fig, "optimal σ*, Δ₂ = 1.140")
     assert np.allclose(np.asarray(gaussian.y) / np.asarray(optimal.y), 1.14) and gaussian.line.dash == "dash"
-    kenthapadi = trace(fig, "Kenthapadi (Thm 3.1), Δ₂ = β")
+    kenthapadi = trace(fig, "Kenthapadi, Δ₂ = β")
     assert list(kenthapadi.y) == pytest.approx([52.7551, 10.7016, 5.44344, 0.690152, 0.150874], rel=1e-5)
     assert fig.layout.xaxis.type == "log" and fig.layout.yaxis.type == "log"
 
@@ -101,7 +101,7 @@ def test_variance_ratio_chart_tends_to_p_over_k_and_matches_eq_23():
     line = trace(fig, "p = 1,000, k = 100")
     assert line.y[0] == pytest.approx(3.0, rel=1e-12) and line.y[1] == pytest.approx(10.0, rel=1e-3)
     assert trace(fig, "p = 1,000, k = 10").y[0] == pytest.approx(0.991736, rel=1e-6)
-    assert len(fig.data) == 9 and set(trace(fig, "R = 1").y) == {1.0}
+    assert len(fig.data) == 7 and set(trace(fig, "R = 1").y) == {1.0}  # six lines and R = 1
 
 
 def test_p_plus_and_n_plus_charts_reference_values():
@@ -141,10 +141,10 @@ def test_variance_chart_with_monte_carlo_points():
     check = VarianceCheck(epsilons=(1.0,), draws=10, variance={"dp-oporp": np.array([2.0])},
                           standard_error={"dp-oporp": np.array([0.1])})
     fig = F.variance_chart(u, v, 2, 1e-6, 1.0, monte_carlo=check, epsilons=(1.0, 10.0))
-    assert len([t for t in fig.data if "closed form" in t.name]) == 3
-    mc = trace(fig, "DP-OPORP (eq. 22) (Monte Carlo")
+    assert len([t for t in fig.data if t.mode == "lines"]) == 3
+    mc = trace(fig, "DP-OPORP (eq. 22), simulated")
     assert list(mc.y) == [2.0] and list(mc.error_y.array) == [0.2]
-    assert mc.marker.color == trace(fig, "DP-OPORP (eq. 22) (closed form").line.color
+    assert mc.marker.color == next(t for t in fig.data if t.name == "DP-OPORP (eq. 22)").line.color
 
 
 def test_level_histogram_fractions():
@@ -184,3 +184,70 @@ def test_a_sweep_with_r_10_draws_end_to_end():
     assert set(trace(fig, "chance").y) == {10 / 1597}
     rows = F.mechanism_table(table_rows(result, 10.0), precision_label(result))
     assert [r["mechanism"] for r in rows] == ["DP-OPORP", "iDP-SignRP-RR"] and "precision@10" in rows[0]
+
+
+# ------------------------------------------------------------------ issue 22: axes, markers, line counts, Figs. 7–8
+def log_axes(fig) -> list:
+    return [axis for axis in (fig.layout.xaxis, fig.layout.yaxis) if axis.type == "log"]
+
+
+def default_charts():
+    """Every chart builder of the page with small grids, by name."""
+    u, v = np.array([1, .5, 0, .25]), np.array([.5, 1, .25, 0])
+    return {"precision": F.precision_vs_epsilon(sweep_result(), 1.0), "sigma": F.sigma_chart(1e-6, 1.0, 1.14),
+            "delta2": F.delta2_chart(32, ps=(64, 784, 8192)), "ratio": F.variance_ratio_chart(),
+            "variance": F.variance_chart(u, v, 2, 1e-6, 1.0), "angle": F.angle_sd_chart(32, 20.0, 1),
+            "at_risk": F.at_risk_chart(ps=(10, 100, 1000)), "p_plus": F.p_plus_chart(ps=(1, 1000), r=(0.1, 0.5)),
+            "n_plus": F.n_plus_chart(1024, 32, 1e-6, norms=(2.0, 10.0)), "flip": F.flip_chart(1.0, 1.0)}
+
+
+def test_every_log_axis_is_labelled_in_full_by_style_log_axis():
+    charts = default_charts()
+    expected = {"precision": 1, "sigma": 2, "delta2": 1, "ratio": 2, "variance": 2, "angle": 2, "at_risk": 1}
+    for name, fig in charts.items():
+        axes = log_axes(fig)
+        assert len(axes) == expected.get(name, 0), name
+        for axis in axes:
+            assert axis.tickmode == "array" and len(axis.tickvals) >= 2, name
+            assert list(axis.ticktext) == [style.tick_text(t) for t in axis.tickvals], name
+    # full numbers, not Plotly's minor digits ("2, 5") or SI suffixes ("2k")
+    assert list(charts["delta2"].layout.xaxis.ticktext) == ["100", "200", "500", "1,000", "2,000", "5,000"]
+    assert "10⁻⁶" not in charts["sigma"].layout.yaxis.ticktext and "0.1" in charts["sigma"].layout.yaxis.ticktext
+
+
+def test_no_default_chart_has_more_than_eight_lines():
+    for name, fig in default_charts().items():
+        lines = [t for t in fig.data if t.showlegend is not False and not (t.name or "").startswith("chosen")]
+        assert 1 <= len(lines) <= 8, (name, [t.name for t in lines])
+
+
+def test_mark_epsilon_draws_a_vertical_line_at_the_chosen_epsilon():
+    fig = F.mark_epsilon(F.sigma_chart(1e-6, 1.0, 1.14), 2.5)
+    lines = [s for s in fig.layout.shapes if s.x0 == s.x1]
+    assert [s.x0 for s in lines] == [2.5] and lines[0].yref.startswith("y")  # spans the plot
+    note = [a for a in fig.layout.annotations if a.text == "ε = 2.5"]
+    assert len(note) == 1 and note[0].x == pytest.approx(np.log10(2.5))  # annotations on a log axis: log10
+    assert [s.x0 for s in F.precision_vs_epsilon(sweep_result(), 1.0).layout.shapes] == [1.0]
+
+
+def test_at_risk_chart_is_eq_31_for_rademacher_and_eq_32_for_gaussian():
+    beta = 0.1 * np.sqrt(1000 / 3)  # β/‖u‖ = 0.1 at p = 1,000 with ‖u‖ = √(p/3)
+    fig = F.at_risk_chart(betas=(beta,), ps=(10, 1000))
+    rademacher = trace(fig, "Rademacher")
+    gaussian = trace(fig, "Gaussian")
+    assert rademacher.y[1] == pytest.approx(2 * 0.5398278372770290 - 1, abs=1e-12)  # 2Φ(0.1) − 1
+    assert gaussian.y[1] == pytest.approx(0.2686604157, abs=1e-9)  # P₊(0.1, 1000), the spec's table
+    assert rademacher.line.color == gaussian.line.color and gaussian.line.dash == "dash"
+    assert len(F.at_risk_chart().data) == 4  # β = 1 and 0.1, two projections each
+
+
+def test_chart_titles_and_legend_entries_fit_a_half_width_chart():
+    """At 1024×768 a chart in one of two columns is about 340 px wide: titles and legend entries
+    stay short (the legend sits below the plot, entries wrap between them)."""
+    for name, fig in default_charts().items():
+        title = fig.layout.title.text or ""
+        assert len(title) <= 40, (name, title)
+        for t in fig.data:
+            if t.showlegend is not False and name != "precision":  # the precision chart is full width
+                assert len(t.name or "") <= 42, (name, t.name)
+        assert fig.layout.legend.orientation == "h" and fig.layout.legend.y < 0

@@ -42,8 +42,8 @@ def test_bad_input_is_explained():
 def test_angle_chart_draws_the_monte_carlo_on_the_signoporp_line_at_eps_t_times_eps_per_bit():
     check = S.rr_angle_monte_carlo(math.pi / 3, (0.25, 1.0), 16, draws=50, seed=0)
     fig = F.angle_sd_chart(16, n_plus_count=1.0, t=2, theta=math.pi / 3, epsilons=(0.5, 2.0), monte_carlo=check)
-    mc = next(t for t in fig.data if "Monte Carlo" in t.name)
-    line = next(t for t in fig.data if t.name.startswith("DP-SignOPORP-RR") and "closed form" in t.name)
+    mc = next(t for t in fig.data if t.name.endswith("simulated"))
+    line = next(t for t in fig.data if t.name.startswith("DP-SignOPORP-RR") and not t.name.endswith("simulated"))
     assert list(mc.x) == [0.5, 2.0] and list(mc.y) == list(check.sd)
     assert list(mc.error_y.array) == list(2 * check.standard_error)
     assert mc.marker.color == line.line.color

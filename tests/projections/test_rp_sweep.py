@@ -11,7 +11,7 @@ from privlib.core.mechanism import Guarantee
 from privlib.core.randomised_response import binary_flip_probability
 from privlib.core.sweep import SweepResult
 from privlib.projections import sweep as S
-from privlib.projections.datasets import load_dataset
+from privlib.projections.datasets import Dataset, load_dataset
 from privlib.projections.estimators import precision_at, retrieve, true_neighbours
 from privlib.projections.mechanisms import MECHANISMS, ProjectionMechanism, make_mechanism
 from privlib.projections.quantities import variance_oporp, variance_raw, variance_rp_rademacher
@@ -301,3 +301,82 @@ def test_recall_at_needs_a_sweep_with_its_own_true_neighbours():
     assert S.recall_at(wide, 5.0)["dp-oporp"] == pytest.approx(precision * 10 / 50)
     assert wide.reference[S.CHANCE] == pytest.approx(50 / data.n_db)
     assert precision >= float(plain.mean("dp-oporp", "precision")[0])  # the top 10 lie inside the top 50
+
+
+# ------------------------------------------------------------------ one mechanism at a time (a page's cache)
+@pytest.fixture(scope="module")
+def digits_shared():
+    data = load_dataset("digits")
+    return data, S.shared_reference(data, k=16, R=50, repeats=2, seed=3)
+
+
+def test_one_mechanism_sweeps_with_a_shared_reference_equal_one_sweep_of_all(small, digits_shared):
+    data, shared = digits_shared
+    parts = [S.sweep(data, [name], (0.5, 5.0), repeats=2, seed=3, k=16, t=1, shared=shared)
+             for name in small.mechanisms]
+    combined = S.combine(parts)
+    np.testing.assert_array_equal(combined.values, small.values)
+    assert combined.reference == small.reference and combined.guarantees == small.guarantees
+    assert combined.settings == small.settings
+
+
+@pytest.mark.parametrize("changed", [{"seed": 4}, {"k": 32}, {"repeats": 1}, {"R": 20}])
+def test_a_shared_reference_of_other_settings_is_refused(digits_shared, changed):
+    data, shared = digits_shared
+    settings = {"repeats": 2, "seed": 3, "k": 16, **changed}
+    with pytest.raises(ValueError, match="shared reference was computed for other settings"):
+        S.sweep(data, ["dp-oporp"], (1.0,), shared=shared, **settings)
+
+
+def test_a_shared_reference_of_other_data_with_the_same_name_and_shape_is_refused(digits_shared):
+    data, shared = digits_shared
+    reordered = Dataset(name=data.name, X=data.X[::-1].copy(), Q=data.Q, description=data.description,
+                        source=data.source)
+    with pytest.raises(ValueError, match="shared reference was computed for other settings"):
+        S.sweep(reordered, ["dp-oporp"], (1.0,), repeats=2, seed=3, k=16, shared=shared)
+
+
+#: A value other than `S.MECHANISM_SPECIFIC`'s for each mechanism-specific setting.
+OTHER_VALUES = {"delta": 1e-3, "t": 4, "m": 10.0, "projection": "sparse", "s": 10.0}
+
+
+@pytest.mark.parametrize("name", S.DP_MECHANISMS + S.IDP_MECHANISMS)
+def test_a_mechanism_result_does_not_depend_on_the_settings_it_does_not_read(name, digits_shared):
+    """What lets a page cache each mechanism under `mechanism_settings`: changing a setting the
+    mechanism does not read changes none of its numbers or guarantees."""
+    data, shared = digits_shared
+    base = S.sweep(data, [name], (2.0,), repeats=2, seed=3, k=16, shared=shared)
+    unread = [key for key in OTHER_VALUES if not S.reads_setting(name, key)]
+    for key in unread:
+        other = S.sweep(data, [name], (2.0,), repeats=2, seed=3, k=16, shared=shared, **{key: OTHER_VALUES[key]})
+        np.testing.assert_array_equal(other.values, base.values, err_msg=key)
+        assert other.guarantees == base.guarantees, key
+    assert set(S.mechanism_settings(name, **OTHER_VALUES).items()) == (
+        {(key, S.MECHANISM_SPECIFIC[key]) for key in unread}
+        | {(key, value) for key, value in OTHER_VALUES.items() if key not in unread})
+
+
+def test_which_mechanisms_read_which_settings():
+    assert S.reads_setting("dp-signoporp-rr", "t") and not S.reads_setting("dp-oporp", "t")
+    assert S.reads_setting("dp-rp-g-opt-b", "projection") and S.reads_setting("dp-rp-g-opt-b", "s")
+    assert not S.reads_setting("dp-rp-g-opt", "projection")
+    assert S.reads_setting("raw-data-g-opt", "delta") and not S.reads_setting("dp-signoporp-rr-smooth", "delta")
+    assert S.reads_setting("dp-signrp-rr", "delta") and S.reads_setting("dp-signrp-rr", "m")  # (ε, δ)-DP when m > 0
+    with pytest.raises(ValueError, match="Unknown mechanism-specific setting"):
+        S.reads_setting("dp-oporp", "k")
+
+
+def test_restating_settings_no_mechanism_reads_combines_with_those_that_read_them(digits_shared):
+    data, shared = digits_shared
+    oporp = S.sweep(data, ["dp-oporp"], (2.0,), repeats=2, seed=3, k=16, shared=shared)  # t = 1
+    signs = S.sweep(data, ["dp-signoporp-rr"], (2.0,), repeats=2, seed=3, k=16, t=4, shared=shared)
+    with pytest.raises(ValueError, match="Only sweeps with the same settings"):
+        S.combine([oporp, signs])
+    combined = S.combine([S.restate_settings(oporp, t=4), signs])
+    both = S.sweep(data, ["dp-oporp", "dp-signoporp-rr"], (2.0,), repeats=2, seed=3, k=16, t=4)
+    np.testing.assert_array_equal(combined.values, both.values)
+    assert combined.settings == both.settings
+    with pytest.raises(ValueError, match="dp-signoporp-rr reads t"):
+        S.restate_settings(signs, t=1)
+    with pytest.raises(ValueError, match="can be restated"):
+        S.restate_settings(oporp, k=32)

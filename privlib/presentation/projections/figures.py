@@ -6,7 +6,9 @@ Charts follow Li & Li, "Differential Privacy with Random Projections and Sign Ra
 precision@R against ε (Figs. 10–13, 15), σ against ε (Fig. 1), the realised Δ₂ against p (Fig. 2),
 the variance ratio R against σ (Fig. 3, eq. 23), estimator variances against ε (eqs. 19–22, Thm
 4.6), P₊ against r (Fig. 4, eq. 26), N₊ against ‖u‖ (Fig. 5, eq. 27), the smooth flipping
-probability (Fig. 6, Alg 7) and the histogram of the smooth levels L_j (Fig. 9). Nothing here
+probability (Fig. 6, Alg 7), the at-risk rate against p (Figs. 7–8, eqs. 31–32) and the histogram
+of the smooth levels L_j (Fig. 9). Every log axis is labelled in full (`style.log_axis`); every
+chart against ε can mark the chosen ε (`mark_epsilon`). Nothing here
 computes a privacy quantity: the numbers come from ``privlib.projections``; pages only render.
 """
 from __future__ import annotations
@@ -39,11 +41,38 @@ MECHANISM_COLOURS = {
     "idp-signrp-rr": "#9edae5",
 }
 NONPRIVATE_COLOURS = {"rp": "#000000", "signrp": "#555555"}
+#: The ε axis title of the half-width charts (the full one, `style.EPSILON_AXIS`, does not fit at 1024 px).
+SHORT_EPSILON_AXIS = "ε  (← more privacy · less privacy →)"
 
 
 def mechanism_colour(name: str, index: int = 0) -> str:
     """The colour of mechanism ``name`` (the same in every chart), or palette entry ``index``."""
     return MECHANISM_COLOURS.get(name, palette_colour(index))
+
+
+def positive_range(*arrays) -> tuple[float, float]:
+    """The smallest and largest finite positive value of ``arrays`` (for `style.log_axis`)."""
+    values = np.concatenate([np.asarray(a, dtype=float).ravel() for a in arrays])
+    values = values[np.isfinite(values) & (values > 0)]
+    if not values.size:
+        raise ValueError("A log axis needs at least one finite positive value.")
+    return float(values.min()), float(values.max())
+
+
+def mark_x(fig: go.Figure, x: float, text: str) -> go.Figure:
+    """A dotted vertical line at ``x`` on the log x axis of ``fig``, labelled ``text`` at the top,
+    in place (a cached chart gets the page's value without being recomputed)."""
+    x = float(x)
+    fig.add_vline(x=x, line={"color": "#444444", "width": 1, "dash": "dot"})
+    # plotly.js places shapes on a log axis by data value, but annotations by log10 value
+    fig.add_annotation(x=math.log10(x), y=1, yref="paper", yanchor="bottom", showarrow=False, text=text,
+                       font={"size": 11})
+    return fig
+
+
+def mark_epsilon(fig: go.Figure, epsilon: float) -> go.Figure:
+    """The chosen ε on the (log) ε axis of ``fig``: `mark_x` labelled "ε = …"."""
+    return mark_x(fig, epsilon, f"ε = {float(epsilon):g}")
 
 
 # ---------------------------------------------------------------- 1. precision@R against epsilon
@@ -104,10 +133,7 @@ def precision_vs_epsilon(result: SweepResult, chosen_epsilon: float | None = Non
     if chance is not None:
         reference_line(fig, all_eps, chance, f"chance ({chance:.3f})", GREY, "dot")
     if chosen_epsilon is not None:
-        # plotly.js places shapes on a log axis by data value, but annotations by log10 value
-        fig.add_vline(x=chosen_epsilon, line=dict(color="#444444", width=1, dash="dot"))
-        fig.add_annotation(x=math.log10(chosen_epsilon), y=1, yref="paper", yanchor="bottom", showarrow=False,
-                           text=f"ε = {chosen_epsilon:g}")
+        mark_epsilon(fig, chosen_epsilon)
         xs, ys, names = [], [], []
         for c in curves:
             hit = np.flatnonzero(np.isclose(c["epsilon"], chosen_epsilon, rtol=1e-9))
@@ -153,8 +179,8 @@ def sigma_vs_epsilon(epsilons, series: list[dict], title: str | None = None) -> 
                                      line=dict(color=GREY, dash=dash, width=1.4), legendgroup=s["label"],
                                      hovertemplate=f"{s['label']} — its theorem does not hold here<br>ε = %{{x:g}}"
                                                    f"<br>σ = %{{y:.4g}}<extra></extra>"))
-    fig.update_xaxes(type="log", title=EPSILON_AXIS)
-    fig.update_yaxes(type="log", title="noise standard deviation σ", exponentformat="power")
+    log_axis(fig, *positive_range(eps), "x", title=SHORT_EPSILON_AXIS)
+    log_axis(fig, *positive_range(*(s["sigma"] for s in series)), "y", title="noise SD σ")
     return layout(fig, title)
 
 
@@ -177,7 +203,7 @@ def delta2_vs_p(ps, series: dict, k: int | None = None, title: str | None = None
         fig.add_trace(go.Scatter(x=ps, y=mid, mode="lines+markers", name=label, legendgroup=label,
                                  line=dict(color=colour, width=2), marker=dict(size=5),
                                  hovertemplate=f"{label}<br>p = %{{x:,}}<br>Δ₂ = %{{y:.4f}}<extra></extra>"))
-    fig.update_xaxes(type="log", title="data dimension p")
+    log_axis(fig, *positive_range(ps), "x", title="data dimension p")
     fig.update_yaxes(title=f"realised Δ₂ (β = 1{f', k = {k}' if k else ''})")
     return layout(fig, title)
 
@@ -194,8 +220,8 @@ def variance_ratio_vs_sigma(sigmas, series: dict, title: str | None = None) -> g
                                            dash="solid" if i % 2 == 0 else "dash"),
                                  hovertemplate=f"{label}<br>σ = %{{x:.3g}}<br>R = %{{y:.3g}}<extra></extra>"))
     reference_line(fig, sigmas, 1.0, "R = 1: equal variance", GREY, "dot")
-    fig.update_xaxes(type="log", title="noise standard deviation σ", exponentformat="power")
-    fig.update_yaxes(type="log", title="R = Var(raw) / Var(projected)  (eq. 23)", exponentformat="power")
+    log_axis(fig, *positive_range(sigmas), "x", title="noise SD σ")
+    log_axis(fig, *positive_range(*series.values()), "y", title="R = Var(raw) / Var(projected)")
     return layout(fig, title)
 
 
@@ -213,18 +239,22 @@ def variance_vs_epsilon(epsilons, closed_form: dict, monte_carlo: dict | None = 
     colours = {}
     for i, (label, values) in enumerate(closed_form.items()):
         colours[label] = palette_colour(i)
-        fig.add_trace(go.Scatter(x=eps, y=np.asarray(values, dtype=float), mode="lines", name=f"{label} (closed form)",
+        fig.add_trace(go.Scatter(x=eps, y=np.asarray(values, dtype=float), mode="lines", name=label,
                                  line=dict(color=colours[label], width=2), legendgroup=label,
                                  hovertemplate=f"{label}<br>ε = %{{x:g}}<br>%{{y:.4g}}<extra>closed form</extra>"))
     for j, (label, (mc_eps, values, se)) in enumerate((monte_carlo or {}).items()):
         colour = colours.get(label, palette_colour(len(colours) + j))
         fig.add_trace(go.Scatter(x=np.asarray(mc_eps, dtype=float), y=np.asarray(values, dtype=float), mode="markers",
-                                 name=f"{label} (Monte Carlo ± 2 SE)", legendgroup=label,
+                                 name=f"{label}, simulated", legendgroup=label,
                                  marker=dict(color=colour, size=8, symbol="x"),
                                  error_y=dict(type="data", array=2 * np.asarray(se, dtype=float), visible=True),
                                  hovertemplate=f"{label}<br>ε = %{{x:g}}<br>%{{y:.4g}}<extra>Monte Carlo</extra>"))
-    fig.update_xaxes(type="log", title=EPSILON_AXIS)
-    fig.update_yaxes(type="log" if log_y else "linear", title=y_title, exponentformat="power")
+    log_axis(fig, *positive_range(eps), "x", title=SHORT_EPSILON_AXIS)
+    if log_y:
+        simulated = [values for _, values, _ in (monte_carlo or {}).values()]
+        log_axis(fig, *positive_range(*closed_form.values(), *simulated), "y", title=y_title)
+    else:
+        fig.update_yaxes(title=y_title)
     return layout(fig, title)
 
 
@@ -238,8 +268,8 @@ def p_plus_vs_r(r, series: dict, title: str | None = None) -> go.Figure:
         fig.add_trace(go.Scatter(x=r, y=np.asarray(values, dtype=float), mode="lines", name=label,
                                  line=dict(color=palette_colour(i), width=2),
                                  hovertemplate=f"{label}<br>r = %{{x:.3g}}<br>P₊ = %{{y:.4f}}<extra></extra>"))
-    fig.update_xaxes(title="r = β / m  (adjacency bound / public lower bound on ‖u‖)")
-    fig.update_yaxes(title="P₊(r, p): probability a bit is at risk", range=[0, 1])
+    fig.update_xaxes(title="r = β / m  (m: the norm bound)")
+    fig.update_yaxes(title="P₊(r, p): share of bits at risk", range=[0, 1])
     return layout(fig, title)
 
 
@@ -253,7 +283,7 @@ def n_plus_vs_norm(norms, series: dict, k: int, title: str | None = None) -> go.
                                  line=dict(color=palette_colour(i), width=2),
                                  hovertemplate=f"{label}<br>‖u‖ = %{{x:.3g}}<br>N₊ = %{{y:.1f}}<extra></extra>"))
     reference_line(fig, norms, float(k), f"k = {k} (every bit at risk)", GREY, "dash")
-    fig.update_xaxes(title="‖u‖ (the public lower bound m on the data norm)")
+    fig.update_xaxes(title="norm bound m = ‖u‖")
     fig.update_yaxes(title="N₊: bits at risk (eq. 27)", rangemode="tozero")
     return layout(fig, title)
 
@@ -274,12 +304,12 @@ def flip_probability_vs_projection(z, smooth, rr_level: float, local=None, D: fl
     reference_line(fig, z, rr_level, f"randomised response ({rr_level:.4f})", MECHANISM_COLOURS["dp-signrp-rr"], "dash")
     if local is not None:
         fig.add_trace(go.Scatter(x=z, y=np.asarray(local, dtype=float), mode="lines", line_shape="hv",
-                                 name="local flipping (only where a neighbour can flip the sign)",
+                                 name="local (only where a neighbour can flip)",
                                  line=dict(color=GREY, dash="dot", width=2),
                                  hovertemplate="|z| = %{x:.3g}<br>flip %{y:.4f}<extra>local</extra>"))
     fig.update_xaxes(title=f"|projected value| (step every D = {D:g})")
     fig.update_yaxes(title="probability the released bit is flipped", range=[0, 0.55])
-    return layout(fig, title or (f"Flip probability at ε = {epsilon:g}" if epsilon else None))
+    return layout(fig, title or (f"Flip probability, ε = {epsilon:g}" if epsilon else None))
 
 
 def smooth_level_histogram(levels: dict, title: str | None = None, max_level: int = 30) -> go.Figure:
@@ -294,7 +324,7 @@ def smooth_level_histogram(levels: dict, title: str | None = None, max_level: in
                              marker_color=palette_colour(i), opacity=0.7,
                              hovertemplate=f"{label}<br>L = %{{x}}<br>%{{y:.1%}} of bits<extra></extra>"))
     fig.update_layout(barmode="overlay", bargap=0.05)
-    fig.update_xaxes(title=f"smooth level L_j = ⌈|z_j| / D_j⌉  (≥ {max_level} pooled)")
+    fig.update_xaxes(title=f"smooth level L_j  (≥ {max_level} pooled)")
     fig.update_yaxes(title="fraction of bits", tickformat=".0%")
     return layout(fig, title)
 
@@ -365,17 +395,15 @@ def sigma_chart(delta: float, beta: float, realised_delta2: float, epsilons=CURV
     from privlib.projections.quantities import sigma_against_epsilon
 
     series = []
-    for method, label, colour in (("classical", "classical (Thm 2.2)", "#7f7f7f"),
-                                  ("kenthapadi", "Kenthapadi (Thm 3.1)", "#bcbd22"),
-                                  ("optimal", "optimal σ* (eq. 14)", "#1f77b4")):
-        for sens, dash, name in ((beta, "solid", "Δ₂ = β"), (realised_delta2, "dash", "Gaussian W")):
+    for method, label, colour in (("classical", "classical", "#7f7f7f"),
+                                  ("kenthapadi", "Kenthapadi", "#bcbd22"),
+                                  ("optimal", "optimal σ*", "#1f77b4")):
+        for sens, dash, name in ((beta, "solid", "Δ₂ = β"), (realised_delta2, "dash", f"Δ₂ = {realised_delta2:.3f}")):
             curve = sigma_against_epsilon(epsilons, delta, sens, method)
             series.append({"label": f"{label}, {name}", "sigma": curve.sigma, "valid": curve.valid,
                            "dash": dash, "colour": colour})
     fig = sigma_vs_epsilon(epsilons, series, title=title)
     fig.update_layout(height=520)
-    fig.add_annotation(x=1, xref="paper", xanchor="right", y=1, yref="paper", yanchor="bottom", showarrow=False,
-                       text=f"solid: Δ₂ = β = {beta:g} · dashed: Gaussian W, Δ₂ = {realised_delta2:.3f}")
     return fig
 
 
@@ -401,17 +429,18 @@ def delta2_chart(k: int, beta: float = 1.0, seed: int = 0, s_values=(3, 10),
 
 #: σ grid of Fig. 3, r grid of Fig. 4 and norm grid of Fig. 5.
 RATIO_SIGMAS = tuple(float(x) for x in np.geomspace(1e-3, 10.0, 81))
-P_PLUS_RATIOS = tuple(float(x) for x in np.linspace(0.0, 1.0, 41))
-NORMS = tuple(float(x) for x in np.linspace(2.0, 40.0, 39))
+P_PLUS_RATIOS = tuple(float(x) for x in np.linspace(0.0, 1.0, 21))  # smooth curves: 21 points suffice
+NORMS = tuple(float(x) for x in np.linspace(2.0, 40.0, 20))
 
 
-def variance_ratio_chart(sigmas=RATIO_SIGMAS, title: str | None = None) -> go.Figure:
-    """Fig. 3: R of eq. (23) against σ for p ∈ {10³, 10⁴} and k/p ∈ {.01, .05, .1, .5}."""
+def variance_ratio_chart(sigmas=RATIO_SIGMAS, title: str | None = None, ratios=(0.01, 0.1, 0.5)) -> go.Figure:
+    """Fig. 3: R of eq. (23) against σ for p ∈ {10³, 10⁴} and k/p ∈ ``ratios`` (the paper also
+    draws k/p = .05; three ratios keep the chart at six lines)."""
     from privlib.projections.quantities import variance_ratio_R
 
     series = {}
     for p in (1000, 10000):
-        for ratio in (0.01, 0.05, 0.1, 0.5):
+        for ratio in ratios:
             k = round(ratio * p)
             series[f"p = {p:,}, k = {k:,} (p/k = {p // k})"] = variance_ratio_R(np.asarray(sigmas), p, k)
     return variance_ratio_vs_sigma(sigmas, series, title=title)
@@ -498,3 +527,39 @@ def variance_chart(u, v, k: int, delta: float, beta: float, monte_carlo=None, ep
         mc = {labels[name]: (monte_carlo.epsilons, monte_carlo.variance[name], monte_carlo.standard_error[name])
               for name in monte_carlo.variance if name in labels}
     return variance_vs_epsilon(eps, closed, mc, title=title)
+
+
+#: p grid of the at-risk chart (Figs. 7–8 go from 10 to 1,000; extended to the synthetic data's p).
+AT_RISK_PS = tuple(round(float(x)) for x in np.geomspace(10, 10_000, 19))
+
+
+def at_risk_vs_p(ps, series: dict, title: str | None = None) -> go.Figure:
+    """The at-risk rate Pr(β·maxᵢ|wᵢ| ≥ |wᵀu|) of one sign projection (eq. 30) against p on a log
+    axis (Figs. 7–8). ``series``: label -> (values at ``ps``, colour, dash)."""
+    ps = np.asarray(ps, dtype=float)
+    fig = go.Figure()
+    for label, (values, colour, dash) in series.items():
+        fig.add_trace(go.Scatter(x=ps, y=np.asarray(values, dtype=float), mode="lines", name=label,
+                                 line={"color": colour, "dash": dash, "width": 2},
+                                 hovertemplate=f"{label}<br>p = %{{x:,}}<br>at-risk rate %{{y:.4f}}<extra></extra>"))
+    log_axis(fig, *positive_range(ps), "x", title="data dimension p")
+    fig.update_yaxes(title="share of bits at risk", rangemode="tozero")
+    return layout(fig, title)
+
+
+def at_risk_chart(betas=(1.0, 0.1), ps=AT_RISK_PS, title: str | None = None) -> go.Figure:
+    """Figs. 7–8 in closed form, for the paper's data u ~ U[−1, 1]^p taken at its root-mean-square
+    norm ‖u‖ = √(p/3): the Rademacher rate 2Φ(β/‖u‖) − 1 (eq. 31, a central-limit approximation,
+    `quantities.at_risk_rate_clt`) against the Gaussian bound P₊(β/‖u‖, p) (eq. 32 = eq. 26,
+    `quantities.p_plus`), one colour per β."""
+    from privlib.projections.quantities import at_risk_rate_clt, p_plus
+
+    ps = np.asarray(ps, dtype=float)
+    norms = np.sqrt(ps / 3.0)
+    series = {}
+    for i, beta in enumerate(betas):
+        colour = palette_colour(i)
+        series[f"Rademacher, β = {beta:g} (eq. 31)"] = (at_risk_rate_clt(beta, norms), colour, "solid")
+        series[f"Gaussian, β = {beta:g} (eq. 32)"] = (
+            np.array([float(p_plus(beta / norm, int(p))) for norm, p in zip(norms, ps)]), colour, "dash")
+    return at_risk_vs_p(ps, series, title=title)
