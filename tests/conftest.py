@@ -27,6 +27,9 @@ def fixed_kernel_costs():
     the timings themselves removes the variable (``monkeypatch.delenv``)."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(KERNEL_NANOSECONDS_VARIABLE, TEST_KERNEL_NANOSECONDS)
+        # Label DP's timings too (privlib.label_dp.sweep.FIXED_SECONDS_VARIABLE): a fit and a run cost 1 µs, so its
+        # page starts every sweep and heat map by itself whatever the load (the buttons: test_control_speed_label_dp.py)
+        patch.setenv("PRIVLIB_LABEL_DP_SECONDS", "1e-6")
         yield
 
 

@@ -222,9 +222,26 @@ def sums_from_moments(loss: QuadraticLoss, M: np.ndarray, n: int) -> QuadraticSu
     raise ValueError(f"No moment formula for the loss {loss.name!r}: use loss.sums(X, y).")
 
 
+#: The largest d whose moment matrices `synthetic_sums` keeps (at most 256 of (d + 1)² floats: 2.7 MB at d = 50).
+CACHED_MOMENTS_MAX_D = 50
+
+
+@lru_cache(maxsize=256)
+def synthetic_moments_cached(n: int, d: int, seed: int, task: str) -> np.ndarray:
+    """`synthetic_moments`, kept (read-only) for the 256 latest draws: what `synthetic_sums` reads."""
+    M = synthetic_moments(n, d, seed, task)
+    M.setflags(write=False)
+    return M
+
+
 def synthetic_sums(loss: QuadraticLoss, n: int, d: int = 10, seed=0, task: str = "regression") -> QuadraticSums:
     """The training sums of one synthetic draw without storing it (``synthetic_moments`` then
-    ``sums_from_moments``): equal, up to rounding, to ``loss.sums(*synthetic_records(n, d, seed, task))``."""
+    ``sums_from_moments``): equal, up to rounding, to ``loss.sums(*synthetic_records(n, d, seed, task))``.
+    The moment matrix of a draw is kept (d ≤ `CACHED_MOMENTS_MAX_D`): it depends on neither ε, δ, R, m
+    nor the method, so a sweep redone after such a change (the page's controls) skips every draw, with
+    the same numbers."""
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and int(d) <= CACHED_MOMENTS_MAX_D:
+        return sums_from_moments(loss, synthetic_moments_cached(int(n), int(d), int(seed), task), n)
     return sums_from_moments(loss, synthetic_moments(n, d, seed, task), n)
 
 
@@ -417,6 +434,7 @@ def load_dataset(name: str, n: int | None = None, d: int = 10, seed: int = 0,
 
 
 __all__ = [
+    "CACHED_MOMENTS_MAX_D",
     "CENSUS_BOUNDS",
     "CENSUS_MAX_TRAIN",
     "CENSUS_TEST_SIZE",
@@ -447,6 +465,7 @@ __all__ = [
     "sums_from_moments",
     "synthetic_block",
     "synthetic_moments",
+    "synthetic_moments_cached",
     "synthetic_records",
     "synthetic_regression",
     "synthetic_sums",

@@ -26,7 +26,6 @@ on up to two threads (numpy releases the GIL while drawing), BLAS limited to one
 from __future__ import annotations
 
 import math
-import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -35,7 +34,7 @@ from functools import lru_cache
 import numpy as np
 
 from privlib.core.sweep import SweepResult, child_rng, empty_values
-from privlib.core.threads import single_threaded_blas
+from privlib.core.threads import available_cores, single_threaded_blas
 from privlib.core.validation import (
     check_delta,
     check_epsilon,
@@ -108,7 +107,7 @@ NOISE_TAG = 0xE7A
 
 def workers() -> int:
     """Threads drawing synthetic data: one per core, at most 2."""
-    return max(1, min(os.cpu_count() or 1, 2))
+    return min(available_cores(), 2)
 
 
 def noise_generator(seed: int, n: int, t: int, method: str, epsilon: float,
@@ -679,9 +678,9 @@ __all__ = [
     "MAX_N",
     "MAX_REPEATS",
     "NOISE_TAG",
+    "SWEEP_AXIS",
     "InflationTradeoff",
     "InsideView",
-    "SWEEP_AXIS",
     "SweepSettings",
     "SweepTiming",
     "check_settings",
@@ -697,8 +696,8 @@ __all__ = [
     "metric_of",
     "n_sweep",
     "noise_generator",
-    "sweep",
     "sizes_within",
+    "sweep",
     "sweep_to_dict",
     "trial_data",
     "valid_of",

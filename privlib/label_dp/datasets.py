@@ -101,12 +101,22 @@ class AbsLaw:
         return float(np.dot(w, 0.5 * (plus + minus)))
 
 
+@lru_cache(maxsize=8)
+def _legendre(nodes: int) -> tuple[np.ndarray, np.ndarray]:
+    """Gauss–Legendre nodes and weights on [−1, 1] (`numpy.polynomial.legendre.leggauss`), computed once per
+    number of nodes: they depend on nothing else, and a sweep draws a new mixture (a new law) per repetition."""
+    x, w = np.polynomial.legendre.leggauss(nodes)
+    x.setflags(write=False)
+    w.setflags(write=False)
+    return x, w
+
+
 class UniformAbsLaw(AbsLaw):
     """|x⁽¹⁾| uniform on [Δ, 5Δ] (App. A of the retraining paper); expectations by 200-node
     Gauss–Legendre quadrature. E|a| = 3Δ, σ² = 31Δ²/3, so μ = 3/√(31/3) = 0.933 at every Δ."""
 
     def __init__(self, delta_sep: float, nodes: int = GAUSS_LEGENDRE_NODES):
-        x, w = np.polynomial.legendre.leggauss(nodes)
+        x, w = _legendre(int(nodes))
         low, high = delta_sep, 5.0 * delta_sep
         u = 0.5 * (high - low) * x + 0.5 * (high + low)
         object.__setattr__(self, "name", "uniform")

@@ -26,7 +26,13 @@ import numpy as np
 from privlib.core.randomised_response import RandomisedResponse
 from privlib.core.sweep import Progress, SweepResult, child_rng, child_seed_sequence, empty_values
 from privlib.core.threads import single_threaded_blas
-from privlib.core.validation import check_epsilon, check_positive_int, check_range, check_seed
+from privlib.core.validation import (
+    check_epsilon,
+    check_positive_int,
+    check_range,
+    check_seed,
+    environment_number,
+)
 from privlib.label_dp.datasets import LabelDataset, fig1_mixture
 from privlib.label_dp.mechanisms import GUARANTEE, MECHANISMS, LabelRandomiser, make_randomiser
 from privlib.label_dp.models import make_model
@@ -317,13 +323,17 @@ def sweep_run(data, randomiser: str, epsilon: float, *, seed: int = 0, repeat: i
               mode: str = "consensus", modes=MODES, fresh_unlabelled: bool = False,
               evaluation: str = "auto") -> RetrainingRun:
     """The run of repetition ``repeat`` at ``epsilon`` of a `sweep` with the same arguments (same data,
-    same released labels), with the chart arrays (``retrained_predictions``); for showing one run."""
+    same released labels), with the chart arrays (``retrained_predictions``); for showing one run.
+    Single-threaded like the sweep's runs (`single_threaded_blas`): the same arithmetic as the
+    sweep's cell, and no BLAS threads oversubscribing a busy machine (on 2 loaded cores a logistic
+    run on digits took several times as long with them)."""
     dataset = as_dataset(data)
     name = _randomiser_names(randomiser)[0]
     repeat = check_positive_int(repeat, "repeat", minimum=0)
-    return retrain(_repeat_data(dataset, repeat, dataset.synthetic), make_randomiser(name, epsilon, model), model,
-                   mode, modes=_check_modes(tuple(modes) + (mode,)), fresh_unlabelled=fresh_unlabelled,
-                   rng=repeat_rng(check_seed(seed), repeat, name), evaluation=evaluation)
+    with single_threaded_blas():
+        return retrain(_repeat_data(dataset, repeat, dataset.synthetic), make_randomiser(name, epsilon, model), model,
+                       mode, modes=_check_modes(tuple(modes) + (mode,)), fresh_unlabelled=fresh_unlabelled,
+                       rng=repeat_rng(check_seed(seed), repeat, name), evaluation=evaluation)
 
 
 # --------------------------------------------------------------------------------------------
@@ -337,12 +347,22 @@ def fits_per_run(randomiser: str, modes=MODES) -> int:
     return 1 + sum(m in RETRAINING_MODES for m in _check_modes(modes)) + int(own)
 
 
+#: The environment variable that replaces the timings of `fit_seconds` and `run_seconds` by a fixed
+#: number of seconds (>= 0): with it, what the Label DP page starts by itself does not depend on the
+#: machine's load (for tests of the page; unset, the machine is timed).
+FIXED_SECONDS_VARIABLE = "PRIVLIB_LABEL_DP_SECONDS"
+
+
 def fit_seconds(data, model="logistic", runs: int = 2) -> float:
     """The measured seconds of one model's work in a run, single-threaded as in the sweep: a fit on
     the training set (clean labels), its predictions on the training points and on the test set
     (k-NN's cost is in the predictions, not the fit); the fastest of ``runs`` timings (the first
-    also pays for imports and warm-up): the per-fit cost of `estimate_seconds`."""
+    also pays for imports and warm-up): the per-fit cost of `estimate_seconds`. The number in
+    `FIXED_SECONDS_VARIABLE` instead, when set."""
     dataset = as_dataset(data)
+    fixed = environment_number(FIXED_SECONDS_VARIABLE, "seconds")
+    if fixed is not None:
+        return fixed
     times = []
     with single_threaded_blas():
         for _ in range(check_positive_int(runs, "runs")):
@@ -354,18 +374,50 @@ def fit_seconds(data, model="logistic", runs: int = 2) -> float:
     return min(times)
 
 
+def run_seconds(data, randomiser="rr", model="logistic", modes=MODES, runs: int = 2) -> float:
+    """The measured seconds of one whole run of a sweep, single-threaded as in the sweep: the release
+    of the labels (at ε = 1), every fit of ``modes``, the evaluation and the label diagnostics, and a
+    new draw of synthetic data (a sweep draws one per repetition); the median of ``runs`` timings
+    (a run is short: the median is steadier than the fastest on a busy machine). The number in
+    `FIXED_SECONDS_VARIABLE` instead, when set.
+    With an instant fit (the centroid's) the rest of the run is most of its cost, which a count of
+    fits (`fit_seconds`) misses: the ``per_run`` of `estimate_seconds`."""
+    dataset = as_dataset(data)
+    name = _randomiser_names(randomiser)[0]
+    modes = _check_modes(modes)
+    fixed = environment_number(FIXED_SECONDS_VARIABLE, "seconds")
+    if fixed is not None:
+        return fixed
+    times = []
+    with single_threaded_blas():
+        for r in range(check_positive_int(runs, "runs")):
+            start = time.perf_counter()
+            data_r = _repeat_data(dataset, r + 1, dataset.synthetic)
+            retrain(data_r, make_randomiser(name, 1.0, model), model, modes[-1], modes=modes,
+                    rng=repeat_rng(0, r, name), details=False)
+            times.append(time.perf_counter() - start)
+    return float(np.median(times))
+
+
 def estimate_seconds(data, randomisers, epsilons, repeats: int, *, model="logistic", modes=MODES,
-                     redraw_data: bool | None = None, per_fit: float | None = None) -> float:
+                     redraw_data: bool | None = None, per_fit: float | None = None,
+                     per_run: float | None = None) -> float:
     """Estimated seconds of `sweep`: (fits of every run + the non-private fits) × the cost of one
     fit, ``per_fit`` (seconds; None: `fit_seconds` measures one — pass a number to make the estimate
-    independent of the machine's load)."""
+    independent of the machine's load). With ``per_run`` (the seconds of one whole run of one
+    randomiser, `run_seconds`): runs × per_run + the non-private fits × per_fit instead, which
+    counts the work besides the fits too."""
     dataset = as_dataset(data)
     names = _randomiser_names(randomisers)
     repeats = check_positive_int(repeats, "repeats", maximum=10_000)
-    runs_fits = sum(fits_per_run(name, modes) for name in names) * _check_epsilon_list(epsilons).size * repeats
+    size = _check_epsilon_list(epsilons).size
+    runs_fits = sum(fits_per_run(name, modes) for name in names) * size * repeats
     redraw = dataset.synthetic if redraw_data is None else bool(redraw_data) and dataset.synthetic
     cost = fit_seconds(dataset, model) if per_fit is None else check_range(per_fit, "per_fit", low=0.0)
-    return (runs_fits + (repeats if redraw else 1)) * cost
+    nonprivate = (repeats if redraw else 1) * cost
+    if per_run is not None:
+        return len(names) * size * repeats * check_range(per_run, "per_run", low=0.0) + nonprivate
+    return runs_fits * cost + nonprivate
 
 
 # --------------------------------------------------------------------------------------------
@@ -412,6 +464,6 @@ def gain_grid(delta_seps, epsilons, model="centroid", mode: str = "full", repeat
                     baseline_accuracy=base, repeats=repeats)
 
 
-__all__ = ["DEFAULT_EPSILONS", "DIAGNOSTICS", "GainGrid", "METRICS", "MODE_LABELS", "RetrainingSweep",
-           "accuracy_metric", "data_seed", "estimate_seconds", "fallback_metric", "fit_seconds", "fits_per_run", "gain_grid",
-           "repeat_rng", "sweep", "sweep_run"]
+__all__ = ["DEFAULT_EPSILONS", "DIAGNOSTICS", "FIXED_SECONDS_VARIABLE", "GainGrid", "METRICS", "MODE_LABELS",
+           "RetrainingSweep", "accuracy_metric", "data_seed", "estimate_seconds", "fallback_metric", "fit_seconds",
+           "fits_per_run", "gain_grid", "repeat_rng", "run_seconds", "sweep", "sweep_run"]

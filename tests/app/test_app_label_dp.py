@@ -98,8 +98,7 @@ def test_moving_epsilon_reruns_no_sweep(page, counted):
         assert f"One run at ε = {eps:.3g}" in _text(page.get("plotly_chart")[1])
     print("label DP: epsilon changes rendered in " + ", ".join(f"{t:.2f}" for t in timings)
           + " s (AppTest, in process; the last one fully cached)")
-    assert len(counted) == before  # the sweep and the heat map are reused
-    assert timings[-1] < 1.0
+    assert len(counted) == before  # the sweep and the heat map are reused (time is measured in bench/, not here)
     metrics = {m.label: m.value for m in page.metric}
     assert metrics["P(keep)"] == f"{math.exp(2) / (math.exp(2) + 1):.3f}"
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import itertools
 import json
 import math
-import time
 
 import mpmath as mp
 import numpy as np
@@ -417,7 +416,7 @@ def test_calibrate_to_dict_keys():
     assert cal.obj_gauss.zeta == 4.0 and cal.obj_gauss.lam == 2.0 and cal.obj_gauss.zeta_s == 8.0
 
 
-def test_privacy_meters_match_calibrate_and_are_fast():
+def test_privacy_meters_match_calibrate():
     ns = np.unique(np.round(np.logspace(2, 5, 60)).astype(int))
     meters = privacy_meters(1.0, 1e-5, ns, 10, inflate=3.0)
     assert meters.ns.shape == meters.epsilon_L.shape == meters.valid.shape == ns.shape
@@ -435,12 +434,6 @@ def test_privacy_meters_match_calibrate_and_are_fast():
     assert set(out) == {"ns", "epsilon_model", "epsilon_L", "epsilon_L_classic", "valid"}
     assert out["epsilon_L"][0] is None
     json.dumps(out, allow_nan=False)
-    best = math.inf
-    for _ in range(3):
-        start = time.perf_counter()
-        privacy_meters(1.0, 1e-5, ns, 10)
-        best = min(best, time.perf_counter() - start)
-    assert best < 0.2  # ~5 ms on an idle machine; generous for a busy CI machine
 
 
 # ---------------------------------------------------------------------------------------- bad input

@@ -1,0 +1,86 @@
+""""Why it happens" under AppTest (issue 22): which computations a control change really runs. Table 2
+for more words than the default waits for its button when its estimate is above `AUTOMATIC_SECONDS`
+(the page says so and keeps showing the default's table); other controls recompute nothing of it.
+
+The estimate is machine-independent here: tests fix the kernel costs (tests/conftest.py,
+`fixed_kernel_costs`), which puts 2,000 words at 1.6 s. `neighbour_distances` and
+`win_probabilities` are counted (`counting_calls`: a cache hit never calls them); no test asserts
+seconds."""
+import pytest
+from apptest_counting import counting_calls, opened_page
+
+from privlib.words.theory import neighbour_distances as table2_module
+
+PAGE = "pages/why_it_happens.py"
+
+pytestmark = pytest.mark.slow  # the full GloVe vocabulary, Table 2 and Fig. 6 on the first view
+
+
+@pytest.fixture(scope="module")
+def counted():
+    """(the word counts Table 2 was computed for, the tables Fig. 6's probabilities were computed for)."""
+    # step 3's one word has its own table and curves (a list of one word): recorded as 1, left out below
+    with counting_calls(table2_module, "neighbour_distances", record=lambda args, kwargs: _count(args[1])) as tables, \
+            counting_calls(table2_module, "win_probabilities", record=lambda args, kwargs: len(args[0])) as curves:
+        yield tables, curves
+
+
+def _count(words) -> int:
+    return words if isinstance(words, int) else len(words)
+
+
+def _random_words(counts) -> list:
+    """The word counts of the tables over random words (Table 2), leaving out step 3's single word."""
+    return [n for n in counts if n > 1]
+
+
+@pytest.fixture(scope="module")
+def page(counted):
+    return opened_page(PAGE, "why it happens (control speed)")
+
+
+def _ok(at):
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def _changed(at, counted, change):
+    tables, curves = counted
+    before = len(tables), len(curves)
+    change(at)
+    _ok(at)
+    return _random_words(tables[before[0]:]), _random_words(curves[before[1]:])
+
+
+def _table_button(at):
+    return next((b for b in at.button if b.key == "why_table_run"), None)
+
+
+def test_the_default_table_is_computed_by_itself(page, counted):
+    _ok(page)
+    tables, curves = counted
+    assert _random_words(tables) == [1_000] and _random_words(curves) == [1_000] and _table_button(page) is None
+
+
+def test_more_words_wait_for_their_button_and_keep_the_default_table(page, counted):
+    tables, curves = _changed(page, counted, lambda at: at.radio(key="why_table_words").set_value(2_000).run())
+    assert tables == [] and curves == []
+    button = _table_button(page)
+    assert button is not None and button.label.startswith("Compute Table 2 for 2,000 words (about ")
+    assert any("runs only when you ask" in i.value and "Shown until then: 1,000 words" in i.value for i in page.info)
+
+
+def test_other_controls_recompute_no_table(page, counted):
+    for change in (lambda at: at.select_slider(key="why_map_epsilon").set_value(0.005).run(),
+                   lambda at: at.text_input(key="why_word").input("queen").run()):
+        assert _changed(page, counted, change) == ([], [])
+    assert _table_button(page) is not None  # still waiting for its button
+
+
+def test_the_requested_table_is_computed_once_and_kept(page, counted):
+    tables, curves = _changed(page, counted, lambda at: _table_button(at).click().run())
+    assert tables == [2_000] and curves == [2_000] and _table_button(page) is None
+    tables, curves = _changed(page, counted, lambda at: at.select_slider(key="why_map_epsilon").set_value(0.002).run())
+    assert tables == [] and curves == [] and _table_button(page) is None
+    tables, curves = _changed(page, counted, lambda at: at.radio(key="why_table_words").set_value(1_000).run())
+    assert tables == [] and curves == []  # the default's table and curves are cached
