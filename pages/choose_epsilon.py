@@ -4,6 +4,7 @@ import datetime
 import streamlit as st
 
 from epsilon_lab import embedding_ui, ui
+from privlib.presentation.words.figures import short_label
 from privlib.presentation.words.report import choice_figures, choice_report
 from privlib.words.choice import (
     METRICS,
@@ -113,7 +114,7 @@ if words.unknown:
 st.subheader("3. Mechanisms, ε grid and runs")
 m1, m2, m3 = st.columns([3, 2, 2])
 names = m1.multiselect("Mechanisms to compare", list(MECHANISMS), default=DEFAULT_MECHANISMS, max_selections=4,
-                       key="choose_mechanisms", format_func=lambda n: MECHANISMS[n].label)
+                       key="choose_mechanisms", format_func=lambda n: short_label(MECHANISMS[n].label))
 grid_text = m2.text_input("ε grid", DEFAULT_GRID, key="choose_grid",
                           help="A comma list (1,2,5,10), or start:stop (1:30) or start:stop:step (0.5:10:0.5).")
 samples = m3.select_slider("Runs per word and ε", SAMPLE_CHOICES, value=DEFAULT_SAMPLES, key="choose_samples",
@@ -177,7 +178,7 @@ for i, (r, a) in enumerate(zip(choice.results, choice.answers)):
 st.subheader("Charts")
 privacy_metric = st.selectbox("Privacy measure on the trade-off chart", PRIVACY_METRICS, key="choose_privacy_metric",
                               format_func=lambda m: f"{METRICS[m][0]} ({METRICS[m][2]})")
-charts = choice_figures(choice, privacy_metric)
+charts = choice_figures(choice, privacy_metric, narrow=True)  # the charts against ε: two per row
 plotly_warmup.empty()
 st.plotly_chart(charts[0][1], key="choose_chart_tradeoff")
 exact_labels = ", ".join(cls.label for cls in MECHANISMS.values() if cls.has_exact_probabilities)
@@ -197,13 +198,19 @@ st.dataframe(
      for row in choice.table()],
     column_config={c: st.column_config.NumberColumn(format="percent")
                    for c in (f"rank ≤ {run['close']}", "± SE", "unchanged", "most-kept word")},
+    # the columns that fit at 1024 pixels; the others are in the charts above and in the CSV
+    column_order=["mechanism", "ε", f"rank ≤ {run['close']}", "± SE", "unchanged", "recommended"],
     hide_index=True,
 )
+st.caption("Shown: the utility target's measure with its standard error, the mean share kept unchanged and whether ε "
+           "is recommended. The budget, the most-kept word, the median rank, the cosine, S_w and exp(H) of every ε "
+           "are in the charts above and in the CSV.")
 stamp = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
 d1, d2, d3 = st.columns(3)
 d1.download_button("All numbers (CSV)", choice.to_csv(), file_name="choose-epsilon.csv", mime="text/csv",
                    on_click="ignore")
 d2.download_button("Per-word numbers (CSV)", choice.per_word_csv(), file_name="choose-epsilon-words.csv",
                    mime="text/csv", on_click="ignore")
-d3.download_button("Report (HTML, works offline)", lambda: choice_report(choice, privacy_metric, created=stamp),
+d3.download_button("Report (HTML)", help="One file that works offline: the charts, tables and settings.",
+                   data=lambda: choice_report(choice, privacy_metric, created=stamp),
                    file_name="choose-epsilon-report.html", mime="text/html", on_click="ignore")

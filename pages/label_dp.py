@@ -9,6 +9,8 @@ import streamlit as st
 
 from epsilon_lab import ui
 from privlib.core.randomised_response import RandomisedResponse
+from privlib.core.threads import single_threaded_blas
+from privlib.core.validation import duration
 from privlib.label_dp import theory
 from privlib.label_dp.datasets import (
     COMPLIANT_LAW,
@@ -23,8 +25,15 @@ from privlib.label_dp.datasets import (
 )
 from privlib.label_dp.mechanisms import MECHANISMS
 from privlib.label_dp.models import LOGISTIC_C, MODELS
-from privlib.label_dp.retraining import MODE_LABELS, RETRAINING_MODES
-from privlib.label_dp.sweep import gain_grid, retraining_sweep, sweep_run
+from privlib.label_dp.retraining import MODE_LABELS, MODES, RETRAINING_MODES
+from privlib.label_dp.sweep import (
+    estimate_seconds,
+    fit_seconds,
+    gain_grid,
+    retraining_sweep,
+    run_seconds,
+    sweep_run,
+)
 from privlib.presentation.label_dp import figures
 
 LN_1_5 = math.log(1.5)  # binary flip probability p = 0.4 (the paper's Fig. 1)
@@ -37,9 +46,15 @@ DELTA_CHOICES = (0.1, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0)
 N_CHOICES = (100, 200, 300, 500, 1000, 3000)
 D_CHOICES = (2, 5, 10, 20, 50, 100)
 HEATMAP_REPEATS = 10
+#: A sweep or heat map starts by itself only when its estimate (`estimate_seconds`, from a fit and a run timed on
+#: this machine) is at most this many seconds; a longer one waits for its button, so a control change answers at once.
+AUTOMATIC_SECONDS = 1.5
 THEORY_N = tuple(float(v) for v in np.geomspace(1e2, 1e8, 19))
 SIMULATED_N = (1_000, 10_000, 100_000)
 SIMULATED_REPS = 5
+#: Normal draws (2·n·d per repetition: the data and X_U) that the theory tab simulates by itself; a larger n (n = 10⁵
+#: at d = 50: 5·10⁷ draws, seconds) is simulated on request, so a change of p, d or the law answers at once.
+SIMULATION_AUTOMATIC_DRAWS = 5_000_000
 LAWS = {"two_point": TWO_POINT_LAW, "compliant": COMPLIANT_LAW}
 LAW_LABELS = {"two_point": "two-point law (μ = ½, γ = 0.3; breaks SG(σ²): illustrative)",
               "compliant": "compliant law (μ = ½, γ = 0.05; meets every §4 assumption)"}
@@ -93,7 +108,9 @@ def cached_run(key, model, randomiser, fresh, seed, epsilon, variant):
                "given": run.given_label_accuracy, "predicted": run.predicted_label_accuracy,
                "consensus": run.consensus_label_accuracy, "fraction": run.consensus_fraction,
                "fallbacks": dict(run.fallbacks), "evaluation": run.evaluation}
-    return figures.run_scatter(run, data, title=title), numbers
+    with single_threaded_blas():  # the chart's projection (an SVD): BLAS threads only oversubscribe a busy machine
+        scatter = figures.run_scatter(run, data, title=title)
+    return scatter, numbers
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -107,15 +124,52 @@ def cached_gain_grid(n, d, model, randomiser, variant, repeats, seed):
     return ui.with_progress_bar("Heat map: retraining gain over ε and Δ:", compute)
 
 
+@st.cache_data(show_spinner="Timing a fit on this machine …", max_entries=64)
+def cached_fit_seconds(key, model):
+    """The seconds of one fit here (`fit_seconds`, one timing), once per dataset and model."""
+    return fit_seconds(dataset_of(key), model, runs=1)
+
+
+@st.cache_data(show_spinner="Timing a run on this machine …", max_entries=64)
+def cached_run_seconds(key, model, randomiser, modes):
+    """The seconds of one whole run here (`run_seconds`), once per dataset, model, randomiser and modes."""
+    return run_seconds(dataset_of(key), randomiser, model, modes, runs=7)  # a few ms each when it matters: steadier
+
+
+def work_estimate(key, model, randomiser, repeats, modes) -> float:
+    """`estimate_seconds` of a sweep over the ε grid: from the fits alone when they already take longer than
+    `AUTOMATIC_SECONDS` (a run is not timed then: with a slow model that would cost seconds itself), else from a
+    timed whole run, which also counts the work besides the fits (most of a centroid run's)."""
+    data, per_fit = dataset_of(key), cached_fit_seconds(key, model)
+    fits = estimate_seconds(data, randomiser, EPSILONS, repeats, model=model, modes=modes, per_fit=per_fit)
+    if fits > AUTOMATIC_SECONDS:
+        return fits
+    per_run = cached_run_seconds(key, model, randomiser, modes)
+    return max(fits, estimate_seconds(data, randomiser, EPSILONS, repeats, model=model, modes=modes, per_fit=per_fit,
+                                      per_run=per_run))
+
+
+def request(work: tuple) -> None:
+    """A Run button's callback: these settings' work was asked for, and stays shown (a later ε change reruns
+    nothing, and coming back to these settings shows it again)."""
+    st.session_state.setdefault("ldp_requested", set()).add(work)
+
+
+def wanted(work: tuple, seconds: float) -> bool:
+    """Compute ``work`` now: cheap enough to start by itself, or asked for with its button."""
+    return seconds <= AUTOMATIC_SECONDS or work in st.session_state.get("ldp_requested", set())
+
+
 @st.cache_data(show_spinner="Evaluating eqs. 59, 65 and 141 …", max_entries=16)
 def cached_population_bounds(law_name, d, p):
     return theory.population_bounds(THEORY_N, d, p, LAWS[law_name])
 
 
 @st.cache_data(show_spinner="Simulating θ̂₀ and θ̂₁ on a fresh X_U …", max_entries=16)
-def cached_simulation(law_name, d, p):
-    runs = [theory.simulate_centroid(LAWS[law_name], n, d, p, reps=SIMULATED_REPS, seed=0) for n in SIMULATED_N]
-    return {label: (SIMULATED_N, [float(np.mean(r[key])) for r in runs], [float(np.std(r[key], ddof=1)) for r in runs])
+def cached_simulation(law_name, d, p, ns=SIMULATED_N):
+    """Each n's draws start from seed 0 (`simulate_centroid`): the same numbers whichever sizes are simulated."""
+    runs = [theory.simulate_centroid(LAWS[law_name], n, d, p, reps=SIMULATED_REPS, seed=0) for n in ns]
+    return {label: (ns, [float(np.mean(r[key])) for r in runs], [float(np.std(r[key], ddof=1)) for r in runs])
             for label, key in (("acc(θ̂₀)", "acc0"), ("acc(θ̂₁), fresh X_U", "acc1"))}
 
 
@@ -144,7 +198,7 @@ st.markdown(
 )
 
 st.caption("Presets (the paper's Fig. 1: p = 0.4 flips, i.e. ε = ln 1.5, centroid estimator, full retraining):")
-preset_columns = st.columns(len(PRESETS))
+preset_columns = st.columns(2) * ((len(PRESETS) + 1) // 2)  # two per row: four in a row were cut at 1024 px
 for column, name in zip(preset_columns, PRESETS):
     column.button(name, key=f"ldp_preset_{name}", on_click=apply_preset, args=(name,), width="stretch")
 
@@ -208,8 +262,10 @@ fresh = bool(fresh) and synthetic
 key = data_key(dataset, {"delta_sep": float(delta), "n": int(n), "d": int(d), "classes": chosen_classes})
 try:
     data = dataset_of(key)
-    result = cached_sweep(key, model, randomiser, fresh, repeats, seed)
-    scatter, run = cached_run(key, model, randomiser, fresh, seed, epsilon, variant)
+    scatter, run = cached_run(key, model, randomiser, fresh, seed, epsilon, variant)  # the cheap part, always
+    sweep_work = ("sweep", key, model, randomiser, fresh, repeats, seed)
+    sweep_seconds = work_estimate(key, model, randomiser, repeats, MODES)
+    result = cached_sweep(key, model, randomiser, fresh, repeats, seed) if wanted(sweep_work, sweep_seconds) else None
 except (ValueError, ImportError) as exc:
     st.error(str(exc))
     st.stop()
@@ -222,9 +278,10 @@ top[1].metric("P(keep)", f"{rr.keep_probability:.3f}", help=f"e^ε/(e^ε + C −
 top[2].metric("P(flip)", f"{rr.flip_probability:.3f}",
               help=f"(C − 1)/(e^ε + C − 1) with C = {classes}: the probability a label is replaced by another class "
                    "(1 − P(keep)); with C = 2 it is the paper's binary flip probability p = 1/(1 + e^ε).")
-top[3].metric("given-label accuracy", f"{run['given']:.3f}",
-              help=f"The fraction of given labels that are right in the run below ({run['flipped']} of {run['n']} "
-                   f"flipped); its expectation is P(keep). A diagnostic computed with the clean labels.")
+top[3].metric("P(ŷ = y)", f"{run['given']:.3f}",
+              help=f"The given-label accuracy: the fraction of given labels that are right in the run below "
+                   f"({run['flipped']} of {run['n']} flipped); its expectation is P(keep). A diagnostic computed "
+                   "with the clean labels.")
 
 st.info(
     f"**Privacy.** Each run is ε-label DP (ε = {epsilon_label(epsilon)}): every label is randomised once per run; "
@@ -240,19 +297,28 @@ experiment, theory_tab = st.tabs(["Experiment", "Theory"])
 
 with experiment:
     st.subheader("Test accuracy against ε")
-    st.plotly_chart(figures.sweep_accuracy_chart(
-        result, chosen_epsilon=epsilon,
-        title=f"{MODEL_LABELS[model]} on {data.name}, {RANDOMISER_LABELS[randomiser]}: mean ± SD over {repeats} runs"),
-        key="ldp_accuracy")
-    at = EPSILONS.index(epsilon) if epsilon in EPSILONS else None
-    gains = {} if at is None else {m: float(result.mean(m)[at] - result.mean("baseline")[at]) for m in RETRAINING_MODES
-                                   if result.defined(m)}
-    shown = ", ".join(f"{m} {g:+.3f}" for m, g in gains.items() if np.isfinite(g))
-    st.caption(
-        f"Accuracy is {result.evaluation}. Dotted red: e^ε/(e^ε + C − 1), the accuracy of the given labels "
-        "themselves — a model trained on them can beat it because the noise averages out. Dashed black: the same "
-        "model on clean labels (a diagnostic)."
-        + (f" At ε = {epsilon_label(epsilon)} retraining changes the mean accuracy by: {shown}." if shown else ""))
+    if result is None:
+        st.info(f"The sweep over every ε ({len(EPSILONS)} values × {repeats} runs × every retraining variant) takes "
+                f"about {duration(sweep_seconds)} here with {MODEL_LABELS[model]}, so it runs only when you ask: a "
+                "control change then answers at once. The run at the chosen ε below is computed already.",
+                icon=":material/schedule:")
+        st.button(f"Run the sweep (about {duration(sweep_seconds)})", key="ldp_run_sweep", type="primary",
+                  on_click=request, args=(sweep_work,))
+    else:
+        st.plotly_chart(figures.sweep_accuracy_chart(
+            result, chosen_epsilon=epsilon,
+            title=f"{MODEL_LABELS[model]} on {data.name}, {RANDOMISER_LABELS[randomiser]}: mean ± SD over "
+                  f"{repeats} runs"),
+            key="ldp_accuracy")
+        at = EPSILONS.index(epsilon) if epsilon in EPSILONS else None
+        gains = {} if at is None else {m: float(result.mean(m)[at] - result.mean("baseline")[at])
+                                       for m in RETRAINING_MODES if result.defined(m)}
+        shown = ", ".join(f"{m} {g:+.3f}" for m, g in gains.items() if np.isfinite(g))
+        st.caption(
+            f"Accuracy is {result.evaluation}. Dotted red: e^ε/(e^ε + C − 1), the accuracy of the given labels "
+            "themselves — a model trained on them can beat it because the noise averages out. Dashed black: the same "
+            "model on clean labels (a diagnostic)."
+            + (f" At ε = {epsilon_label(epsilon)} retraining changes the mean accuracy by: {shown}." if shown else ""))
     if model == "logistic":
         st.caption(f"Logistic regression uses C = {LOGISTIC_C:g}, fixed once: the ranking of the variants depends on "
                    "it (on digits with C = 0.01, full retraining catches up with consensus), so do not read "
@@ -281,15 +347,19 @@ with experiment:
         st.caption("Kept the baseline model: " + "; ".join(f"{m}: {why}" for m, why in run["fallbacks"].items()))
 
     st.subheader("How good are the labels?")
-    left, right = st.columns(2)
-    with left:
-        st.plotly_chart(figures.sweep_label_chart(result, chosen_epsilon=epsilon, title="Label accuracy against ε"),
-                        key="ldp_labels")
-    with right:
-        st.plotly_chart(figures.sweep_label_bars(result, epsilon), key="ldp_label_bars")
-    st.caption("As in the paper's Tables 3 and 4: the predicted labels are right far more often than the given ones, "
-               "and on the consensus set more often still. These fractions use the clean labels: they explain, they "
-               "are not released and never choose anything.")
+    if result is None:
+        st.caption(f"In the run above {run['given']:.0%} of the given labels are right and {run['predicted']:.0%} of "
+                   "the predicted ones; the label accuracy across ε comes with the sweep (its button above).")
+    else:
+        left, right = st.columns(2)
+        with left:
+            st.plotly_chart(figures.sweep_label_chart(result, chosen_epsilon=epsilon, narrow=True,
+                                                      title="Label accuracy against ε"), key="ldp_labels")
+        with right:
+            st.plotly_chart(figures.sweep_label_bars(result, epsilon), key="ldp_label_bars")
+        st.caption("As in the paper's Tables 3 and 4: the predicted labels are right far more often than the given "
+                   "ones, and on the consensus set more often still. These fractions use the clean labels: they "
+                   "explain, they are not released and never choose anything.")
     box = st.columns(2)
     with box[0]:
         consensus_text = (f" In the run above {run['given']:.0%} of the given labels are right, but "
@@ -310,9 +380,20 @@ with experiment:
     heat_variant = variant if variant in RETRAINING_MODES else "consensus"
     show_heat = st.toggle("Compute the heat map (the Fig. 1 mixture at every Δ)", value=True, key="ldp_heatmap",
                           help=f"{len(SEPARATIONS)} separations × {len(EPSILONS)} values of ε × {HEATMAP_REPEATS} runs "
-                               "with this model: fast for the centroid, a few seconds for the others.")
-    if show_heat:
-        heat_n, heat_d = (n, d) if dataset == "fig1" else (300, 50)
+                               f"with this model: it starts by itself when it takes at most {AUTOMATIC_SECONDS:g} s "
+                               "here (the centroid), otherwise when you press its button.")
+    heat_n, heat_d = (n, d) if dataset == "fig1" else (300, 50)
+    heat_work = ("heat", int(heat_n), int(heat_d), model, randomiser, heat_variant, seed)
+    heat_key = data_key("fig1", {"delta_sep": float(delta), "n": int(heat_n), "d": int(heat_d)})
+    heat_seconds = len(SEPARATIONS) * work_estimate(heat_key, model, randomiser, HEATMAP_REPEATS,
+                                                    ("baseline", heat_variant)) if show_heat else 0.0
+    if show_heat and not wanted(heat_work, heat_seconds):
+        st.info(f"The heat map retrains {len(SEPARATIONS)} × {len(EPSILONS)} × {HEATMAP_REPEATS} runs with "
+                f"{MODEL_LABELS[model]}, about {duration(heat_seconds)} here, so it runs only when you ask.",
+                icon=":material/schedule:")
+        st.button(f"Compute the heat map (about {duration(heat_seconds)})", key="ldp_run_heat",
+                  on_click=request, args=(heat_work,))
+    elif show_heat:
         gain = cached_gain_grid(int(heat_n), int(heat_d), model, randomiser, heat_variant, HEATMAP_REPEATS, seed)
         st.plotly_chart(figures.gain_heatmap(
             EPSILONS, SEPARATIONS, gain, mode=heat_variant, chosen_epsilon=epsilon,
@@ -334,8 +415,9 @@ with experiment:
             f"formula instead (keep {1 - RandomisedResponse(2, epsilon).flip_probability:.4f}, the rest spread over "
             f"the C − 1 others) would spend ε + ln(C − 1) = **{epsilon + math.log(C - 1):.4g}**, not ε.")
 
-    st.download_button("Sweep results (JSON)", result.result.to_json(),
-                       file_name="label-dp-sweep.json", mime="application/json", key="ldp_download")
+    if result is not None:
+        st.download_button("Sweep results (JSON)", result.result.to_json(),
+                           file_name="label-dp-sweep.json", mime="application/json", key="ldp_download")
     st.caption(f"Data: {data.description}")
 
 with theory_tab:
@@ -377,13 +459,23 @@ with theory_tab:
         st.caption(f"α(x) ≤ P(θ̂₀ right at x) ≤ α̂(x) (Thm 1); α₁(x) for θ̂₁ (Thm 4), only where |cos β| ≥ 16p₂/μ = "
                    f"{bounds['threshold']:.3g} (p₂ = {bounds['p2']:.3g}); grey: the theorem says nothing there.")
     with right:
-        simulated = cached_simulation(law_name, theory_d, p)
+        simulation_work = ("simulation", law_name, theory_d, p)
+        sim_ns = SIMULATED_N if simulation_work in st.session_state.get("ldp_requested", set()) else tuple(
+            m for m in SIMULATED_N if 2 * m * theory_d * SIMULATED_REPS <= SIMULATION_AUTOMATIC_DRAWS)
+        simulated = cached_simulation(law_name, theory_d, p, sim_ns)
         st.plotly_chart(figures.population_chart(
             population, simulated, title=f"Accuracy bounds against n (d = {theory_d}, p = {p:g})"),
             key="ldp_theory_pop")
         st.caption(f"Lines: eq. 59 (E[α(x)]) and eq. 65 bound acc(θ̂₀); eq. 141 bounds acc(θ̂₁). Diamonds: simulated "
                    f"accuracies (mean ± SD over {SIMULATED_REPS} draws). With the two-point law at n = 10⁵, retraining "
                    "on a fresh X_U is *worse* than θ̂₀: it amplifies θ̂₀'s own error direction.")
+        later = [m for m in SIMULATED_N if m not in sim_ns]
+        if later:
+            st.caption(f"n = {', '.join(f'{m:,}' for m in later)} is simulated only when you ask: its "
+                       f"{2 * max(later) * theory_d * SIMULATED_REPS:,} random draws take seconds, and a change of p, "
+                       "d or the law should answer at once.")
+            st.button(f"Simulate n = {', '.join(f'{m:,}' for m in later)} too", key="ldp_run_simulation",
+                      on_click=request, args=(simulation_work,))
     st.markdown("**Results with unspecified constants** — shown as formulas only (" + theory.FLAG_THETA + "):")
     st.markdown("\n".join(f"- **{name}** ({theory.FLAG_THETA}): {formula}"
                            for name, formula in theory.THETA_ONLY_RESULTS))

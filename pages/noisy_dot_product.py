@@ -1,15 +1,19 @@
 """Page "Noisy dot product": the exact law of Z = <eta, e>, its components and tail bounds."""
 import json
+import math
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 from epsilon_lab import embedding_ui, ui
+from privlib.presentation.style import MISSING
 from privlib.presentation.words import figures
 from privlib.words.theory.dot_experiment import dot_product_experiment, law_curves, tail_table
 
 SAMPLE_CHOICES = [1_000, 10_000, 100_000, 1_000_000]
 NO_WORD = "(none: a fixed unit vector)"
+NO_BOUND = MISSING
 
 
 @st.cache_data(show_spinner="Sampling the mechanism's noise …", max_entries=32)
@@ -45,7 +49,7 @@ with c2:
     epsilon = ui.epsilon_slider(key="dot_epsilon", help=embedding_ui.WORD_EPSILON_HELP)
 samples = c3.select_slider("Samples", SAMPLE_CHOICES, value=100_000, key="dot_samples")
 
-c4, c5, c6 = st.columns([2, 2, 1], vertical_alignment="bottom")
+c4, c5, c6 = st.columns([1.7, 1.7, 1.6], vertical_alignment="bottom")
 words = [NO_WORD] + list(space.words[:20_000])
 word = c4.selectbox("Word (optional)", words, key="dot_word", disabled=n != space.dim,
                     help="Dot the noise with this word's vector; needs n = the embedding's dimension.")
@@ -96,10 +100,20 @@ st.plotly_chart(figures.tail_bounds(tails.thresholds, tails.exact, tails.bounds,
                                     x_title=f"threshold t for {subject}"), key="dot_tails")
 
 st.subheader("Exact vs simulated vs bound")
-st.dataframe(exp.summary(0.99), hide_index=True)
+summary = exp.summary(0.99)
+# The bounds exist only for the interval: a missing one is the trivial bound ∞, shown as "—" and explained under the
+# table (Streamlit draws a missing cell as "None"); the column stays numeric.
+table = pd.DataFrame({column: [row.get(column) for row in summary]
+                      for column in ("quantity", "exact", "simulated", "standard error", "bound", "bound (Chebyshev)")})
+bounds = ["bound", "bound (Chebyshev)"]
+table[bounds] = table[bounds].astype(float).fillna(math.inf)
+st.dataframe(table.style.format({column: (lambda v: f"{v:.6g}" if math.isfinite(v) else NO_BOUND)
+                                 for column in ("exact", "simulated", "standard error", *bounds)}),
+             hide_index=True, column_config={"standard error": "SE", "bound (Chebyshev)": "Chebyshev"})
 st.caption(
-    f"Simulated from {samples:,} samples of the mechanism's noise; 'standard error' is that of the "
-    "simulated value. The bound column is the paper's Thm 8 with the best (c1, c2); Chebyshev uses Var/t² = 1%."
+    f"Simulated from {samples:,} samples of the mechanism's noise; SE is the standard error of the "
+    "simulated value. The bound column is the paper's Thm 8 with the best (c1, c2); Chebyshev uses Var/t² = 1%. "
+    f"{MISSING}: no bound (the paper bounds the interval only, not the mean or the variance)."
 )
 st.download_button("Summary (JSON)", json.dumps(exp.to_dict(), indent=2), file_name="noisy-dot-product.json",
                    mime="application/json")

@@ -59,8 +59,9 @@ st.info(
 for topic, about, pages in TOPICS:
     st.header(topic)
     st.markdown(about)
-    for file, title, what in pages:
-        st.page_link(ui.PAGES / file, label=f"**{title}** — {what}", icon="➡️")
+    for file, title, what in pages:  # the link is the title; the sentence below it wraps (a long link is cut off)
+        st.page_link(ui.PAGES / file, label=f"**{title}**", icon="➡️")
+        st.caption(what)
 st.caption(
     "For a demonstration or a class: start with *Sanitise text* (the paper's example), then *Neighbour ranks* "
     "(move ε), then *Why it happens*. The word-level pages load the built-in GloVe vectors the first time "

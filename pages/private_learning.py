@@ -171,7 +171,8 @@ except (ValueError, ImportError) as exc:
     st.stop()
 
 cal = safe.input
-metrics = st.columns(5)
+# three and two in a row: five in one row cut their labels and values at 1024 pixels
+metrics = st.columns(3) + st.columns(3)[:2]
 metrics[0].metric("model ε (accountant)", f"{cal.epsilon_model:.3f}" if cal.valid else "invalid",
                   help="What the proof of the safe calibration gives at these noise levels: ln(1 + Ã²/(σ_a²s²)) + "
                        "z²/2 + z·t₃ (beyond the paper). It is at most the target ε, and smaller when m > 1.")
@@ -208,7 +209,7 @@ metric_name = figures.METRIC_NAMES[metric_of(result)]
 if by_epsilon:
     st.subheader(f"Test {metric_name} against ε (n = {n:,})")
     st.plotly_chart(figures.sweep_metric_chart(
-        result, chosen=epsilon,
+        result, chosen_epsilon=epsilon,
         title=f"{TASK_LABELS[task]} on {dataset}: mean ± SD over {repeats} random 80/20 splits"), key="erm_metric")
     st.caption(f"With only n = {n:,} training records a curve over n is meaningless, so ε varies instead (beyond the "
                "paper: a small-n reality check). Dashed: the non-private model. Grey dotted: the constant predictor, "
@@ -232,7 +233,8 @@ else:
                    "that does no better has learnt nothing usable.")
 
 st.subheader("Excess empirical risk")
-st.plotly_chart(figures.sweep_excess_chart(result, chosen=epsilon if by_epsilon else n,
+st.plotly_chart(figures.sweep_excess_chart(result, chosen=None if by_epsilon else n,
+                                           chosen_epsilon=epsilon if by_epsilon else None,
                                            title="E[J(w_priv)] − J(ŵ) on the training data, log–log"), key="erm_excess")
 st.caption(("The paper proves that the excess risk of Input and Obj-Gauss falls at the rate O(1/n) for fixed ε "
             "[paper, Thm 2]; its constants are lost, so the dashed line shows only a slope of −1, not a bound. "
@@ -276,7 +278,9 @@ view = cached_inside_view(dataset, epsilon, delta, n, d, seed, inflate, task, R)
 if view.valid:
     st.plotly_chart(figures.view_chart(
         view, title=f"{view.n_records} contributors, noise calibrated for the agreed n = {n:,}"), key="erm_inside")
-    st.dataframe(figures.view_rows(view), hide_index=True, key="erm_inside_table")
+    # the first coordinate and two decimals: seven columns of three coordinates did not fit at 1024 pixels
+    st.dataframe(figures.view_rows(view, coordinates=1, digits=2), hide_index=True, key="erm_inside_table",
+                 column_config={"contributor": st.column_config.NumberColumn("#")})
     st.caption("Alg. 1 [paper]: each contributor adds N(0, σ_a²I) to a(z) and N(0, σ_b²I) to b(z), sends the result "
                "once and never interacts again; c(z) is never sent (beyond the paper: it does not move the minimiser "
                "and y² would leak |y|). The raw records (blue) never leave their owners. Every single submitted b is "

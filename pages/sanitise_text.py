@@ -3,6 +3,8 @@ import numpy as np
 import streamlit as st
 
 from epsilon_lab import embedding_ui, ui
+from privlib.presentation.style import table_column
+from privlib.presentation.words.figures import short_label
 from privlib.words.mechanisms import MECHANISMS, resolve_mechanism
 from privlib.words.neighbours import DEFAULT_CLOSE
 from privlib.words.text import (
@@ -51,7 +53,7 @@ text = st.text_area("Text to sanitise", value=PAPER_EXAMPLE, height=130, max_cha
                     help="Stays on this computer: it is not stored, logged or put in the page's address. "
                          "Default: the worked example of Asghar et al. (2026).")
 chosen = st.multiselect("Mechanisms to compare (up to 3)", list(MECHANISMS), default=DEFAULT_MECHANISMS,
-                        max_selections=MAX_MECHANISMS, format_func=lambda n: MECHANISMS[n].label,
+                        max_selections=MAX_MECHANISMS, format_func=lambda n: short_label(MECHANISMS[n].label),
                         key="san_mechanisms")
 c2, c3 = st.columns([4, 1], vertical_alignment="center")
 with c2:
@@ -72,8 +74,8 @@ with st.expander("Options: unknown words, numbers, stop words, capitals, paramet
                                                "exact": "Exactly as typed"}[p],
                         captions=list(CASE_POLICIES.values()))
     with o2:
-        keep_stop = st.checkbox("Leave stop words untouched (the, of, and, …)", key="san_stop",
-                                help="They then cost no budget and get no protection.")
+        keep_stop = st.checkbox("Leave stop words untouched", key="san_stop",
+                                help="Stop words (the, of, and, …) then cost no budget and get no protection.")
         numbers = st.radio("Numbers", list(NUMBER_POLICIES), key="san_numbers",
                            format_func=lambda p: {"sanitise": "Sanitise them like words",
                                                   "keep": "Keep them as typed (not protected)"}[p],
@@ -109,20 +111,33 @@ st.info(results[0].budget_message(), icon="🔒")  # the same policy, so the sam
 columns = st.columns(len(results))
 for col, result, (name, params) in zip(columns, results, mechanisms):
     with col:
-        st.markdown(f"#### {MECHANISMS[name].label}")
+        # the short name as the heading (a citation in heading size took three lines at 1024 px), the full one below
+        st.markdown(f"#### {short_label(MECHANISMS[name].label)}", help=MECHANISMS[name].label)
         st.markdown(result.to_html(int(close)), unsafe_allow_html=True)
         summary = result.summary(int(close))
         f = summary["fractions"]
-        a, b, c = st.columns(3)
+        # side by side in a wide column; one below the other in a narrow one (their labels were cut off at 1024 px)
+        a, b, c = st.columns(3) if len(results) == 1 else (st.container(), st.container(), st.container())
         a.metric("Unchanged", f"{f['unchanged']:.0%}", help="Sanitised words output as themselves (rank 0).")
-        b.metric("Close neighbour", f"{f['close']:.0%}", help=f"Replaced by one of the word's {close} nearest neighbours.")
+        b.metric("Close neighbour", f"{f['close']:.0%}",
+                 help=f"Replaced by one of the word's {close} nearest neighbours.")
         c.metric("Distant word", f"{f['distant']:.0%}", help=f"Replaced by a word ranked beyond {close}.")
         st.caption(resolve_mechanism((name, params)).guarantee.text)
 
 with st.expander("Every token"):
-    st.dataframe(records_table(results), hide_index=True,
-                 column_order=["mechanism", "original", "replacement", "action", "reason", "rank", "distance",
-                               "cosine", "epsilon"])
+    tokens = records_table(results)
+    columns = ["mechanism", "original", "replacement", "action", "reason", "rank", "distance", "cosine", "epsilon"]
+    table = {column: [row.get(column) for row in tokens] for column in columns}
+    # rank, distance and cosine exist only for a sanitised token: say so rather than "None"
+    for column, fmt in (("rank", "{:,}"), ("distance", "{:.3f}"), ("cosine", "{:.3f}")):
+        table[column] = table_column(table[column], fmt)
+    table["reason"] = table_column(table["reason"])
+    # the columns that fit at 1024 pixels; the reason, cosine and ε spent of every token are in the CSV below
+    st.dataframe(table, hide_index=True,
+                 column_order=["mechanism", "original", "replacement", "action", "rank", "distance"])
+    st.caption("— : the token was not sanitised (kept, redacted or replaced at random), so it has no rank or "
+               "distance. Rank: the output's place among the token's neighbours (0 = unchanged). The CSV also "
+               "holds each token's reason, cosine and ε spent.")
 
 d1, d2 = st.columns(2)
 d1.download_button("Tokens (CSV)", records_csv(results), file_name=f"sanitised-eps{epsilon:g}.csv", mime="text/csv")

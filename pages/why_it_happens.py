@@ -7,7 +7,9 @@ import numpy as np
 import streamlit as st
 
 from epsilon_lab import embedding_ui, ui
+from privlib.core.validation import duration
 from privlib.presentation.words import figures
+from privlib.words.cost import neighbour_distances_seconds
 from privlib.words.experiments import sweep
 from privlib.words.mechanisms.postprocessing import DEFAULT_C
 from privlib.words.theory.analogies import (
@@ -38,6 +40,8 @@ FIG6_MECHANISM_WORDS = 200
 FIX_EPSILONS = (1, 2, 5, 10, 15, 20, 30)
 FIX_WORDS = 100
 FIX_MECHANISMS = ("multivariate-laplace", "postprocessing-fix")
+#: Table 2 for more words than the default starts by itself only when its estimate is at most this many seconds.
+AUTOMATIC_SECONDS = 1.5
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -69,6 +73,18 @@ def cached_word(_space, space_key, word):
 def cached_table2(_space, space_key, words, seed):
     return ui.with_progress_bar("Ranking neighbours …",
                              lambda progress: neighbour_distances(_space, words, rng=seed, progress=progress))
+
+
+@st.cache_data(show_spinner="Estimating the time of Table 2 …", max_entries=16)
+def cached_table2_seconds(_space, space_key, words):
+    """`neighbour_distances_seconds`: Table 2 for more words than the default waits for its button when longer than
+    `AUTOMATIC_SECONDS`."""
+    return neighbour_distances_seconds(_space, words)
+
+
+def request_table(work: tuple) -> None:
+    """The button's callback: Table 2 for these words was asked for, and stays shown (later changes keep it)."""
+    st.session_state.setdefault("why_table_requested", set()).add(work)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -145,12 +161,16 @@ left, right = st.columns(2)
 left.plotly_chart(figures.location_map(point_map, rates.at(map_epsilon), map_epsilon, highlight=places),
                   key="why_map")
 right.plotly_chart(figures.keep_rate_vs_epsilon(rates, places or ["Hawaii", "Kansas"],
-                                                title=f"Proportion of {MAP_SAMPLES:,} runs that keep the place"),
+                                                title=f"Proportion of {MAP_SAMPLES:,} runs that keep the place",
+                                                chosen_epsilon=map_epsilon),
                    key="why_keep_rates")
+st.caption(f"Left: each state coloured by how often it keeps itself at ε = {map_epsilon:g} per km. Right: the same "
+           "proportion across ε for the chosen places (dotted line: the chosen ε), ±2 standard errors.")
 with st.expander("The noise in two dimensions (the paper's Fig. 4)"):
     noise = cached_planar_noise(map_epsilon, seed)
     exact = noise.exact_densities()
-    n1, n2, n3 = st.columns(3)
+    n1, n2 = st.columns(2)  # two in a row and the scatter below: three in a row cut their legends at 1024 px
+    n3 = st.container()
     n1.plotly_chart(figures.density_with_samples(
         *exact["radius"], noise.radius, x_title="radius ‖η‖ (km)",
         title="Radius: Gamma(2, 1/ε)", exact_name="Gamma(2, scale 1/ε) density"), key="why_noise_radius")
@@ -191,11 +211,16 @@ if word_ok:
 if word_ok:
     z, (x1, x2, x_far) = neighbourhood.z, neighbourhood.neighbours
     m1, m2, m3 = st.columns(3)
-    m1.metric(f"z(w, x₁): half the distance to “{x1}”", f"{z['z_w_x1']:.3f}")
-    m2.metric(f"z(x₁, x₂): “{x1}” against “{x2}”",
-              f"{z['z_x1_x2']:.3f}" if np.isfinite(z["z_x1_x2"]) else "undefined")
-    m3.metric(f"z(x₁, x{FAR_RANK}): against “{x_far}”",
-              f"{z[f'z_x1_x{FAR_RANK}']:.3f}" if np.isfinite(z[f"z_x1_x{FAR_RANK}"]) else "undefined")
+    # Short labels (cut off at 1024 pixels otherwise): the nearest neighbour named, the others in the help.
+    m1.metric(f"z(w, x₁) · “{x1}”", f"{z['z_w_x1']:.3f}",
+              help=f"Half the distance from “{word}” to its nearest neighbour x₁ = “{x1}”.")
+    m2.metric("z(x₁, x₂)", f"{z['z_x1_x2']:.3f}" if np.isfinite(z["z_x1_x2"]) else "undefined",
+              help=f"Eq. 19: the nearest neighbour x₁ = “{x1}” against the next one, x₂ = “{x2}”.")
+    m3.metric(f"z(x₁, x{FAR_RANK})",
+              f"{z[f'z_x1_x{FAR_RANK}']:.3f}" if np.isfinite(z[f"z_x1_x{FAR_RANK}"]) else "undefined",
+              help=f"Eq. 19: x₁ = “{x1}” against neighbour {FAR_RANK}, “{x_far}”.")
+    st.caption(f"Nearest neighbours of “{word}”: x₁ = “{x1}”, x₂ = “{x2}”, x{FAR_RANK} = “{x_far}”. "
+               + (figures.vocabulary_note(space) or ""))
     st.plotly_chart(figures.neighbour_distance_profile(
         neighbourhood.distances, word, FAR_RANK, title=f"The {FAR_RANK} nearest neighbours of “{word}”"),
         key="why_profile")
@@ -204,6 +229,16 @@ st.subheader("Across the vocabulary (the paper's Table 2)")
 n_table = st.radio("Words drawn at random from the whole vocabulary", TABLE2_WORDS, index=0, horizontal=True,
                    key="why_table_words", format_func=lambda n: f"{n:,}" + (" (as the paper)" if n == 5_000 else ""),
                    help="The paper uses 5,000 words; more words = smaller standard errors and a longer wait.")
+table_work = (key, n_table, seed)
+if n_table != TABLE2_WORDS[0] and table_work not in st.session_state.get("why_table_requested", set()):
+    table_seconds = cached_table2_seconds(space, key, n_table)
+    if table_seconds > AUTOMATIC_SECONDS:
+        st.info(f"Ranking the neighbours of {n_table:,} words takes about {duration(table_seconds)} here (and step 4 "
+                "grows with it), so it runs only when you ask: a click elsewhere then answers at once. Shown until "
+                f"then: {TABLE2_WORDS[0]:,} words.", icon=":material/schedule:")
+        st.button(f"Compute Table 2 for {n_table:,} words (about {duration(table_seconds)})", key="why_table_run",
+                  type="primary", on_click=request_table, args=(table_work,))
+        n_table = TABLE2_WORDS[0]
 try:
     table = cached_table2(space, key, n_table, seed)
 except ValueError as exc:  # e.g. a vocabulary smaller than a word and its 101 neighbours
@@ -211,8 +246,10 @@ except ValueError as exc:  # e.g. a vocabulary smaller than a word and its 101 n
     st.stop()
 published = published_table2(space)
 rows = table2_rows(table, published)
+TABLE2_HEADERS = {"± standard error": "± SE", "standard deviation over words": "SD over words",
+                  "paper (Table 2)": "paper", "artifact's run": "artifact's run"}  # short: not cut at 1024 pixels
 st.dataframe(rows, hide_index=True, column_config={
-    k: st.column_config.NumberColumn(format="%.4f") for k in rows[0] if k != "quantity"})
+    k: st.column_config.NumberColumn(TABLE2_HEADERS.get(k, k), format="%.4f") for k in rows[0] if k != "quantity"})
 if published is not None:
     st.caption(f"Paper: 5,000 random words of GloVe 6B {published['dim']}d (all 400,000 words); its public "
                "artifact's own run printed the second column. Different random words give slightly different "

@@ -21,7 +21,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privlib.core.validation import check_delta, check_epsilon, environment_number, parse_epsilon_grid, shown
+from privlib.core.validation import (
+    LONG_WORK_SECONDS,
+    LONG_WORK_VARIABLE,
+    check_delta,
+    check_epsilon,
+    duration,
+    environment_number,
+    long_work_limit,
+    parse_epsilon_grid,
+    shown,
+)
 
 #: Exit code of bad input (an argument argparse rejects, or a ValueError of a command's run).
 EXIT_USAGE = 2
@@ -123,15 +133,6 @@ def quiet_broken_pipe():
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115  (stays open: the interpreter flushes it at exit)
 
 
-def duration(seconds: float) -> str:
-    """A duration for people: "45 s", "17 min", "3.2 h"."""
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 2 * 3600:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
-
-
 def clock(seconds: float) -> str:
     """m:ss, or h:mm:ss from an hour on."""
     whole = max(0, round(seconds))
@@ -197,10 +198,7 @@ def terminal_progress(show: bool | None = None, estimate: float | None = None):
 # ---------------------------------------------------------------------------------------------
 # work that takes long: estimate, refuse or show progress
 
-#: Work estimated to take longer than this many seconds is refused without ``--allow-long``.
-LONG_WORK_SECONDS = 60.0
-#: The environment variable that replaces `LONG_WORK_SECONDS` (a number of seconds >= 0; inf = never refuse).
-LONG_WORK_VARIABLE = "PRIVLIB_LONG_WORK_SECONDS"
+# The limit (LONG_WORK_SECONDS, LONG_WORK_VARIABLE, long_work_limit) lives in core.validation: the library refuses too.
 #: Off a terminal, progress lines are written for work estimated to take at least this long
 #: (or longer than the limit, when the limit is lower), so quick commands keep stderr empty.
 QUIET_SECONDS = 10.0
@@ -211,13 +209,6 @@ def add_allow_long_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--allow-long", action="store_true",
                         help=f"run even when the estimate is above {LONG_WORK_SECONDS:g} s (the limit: "
                              f"{LONG_WORK_VARIABLE}); progress goes to stderr")
-
-
-def long_work_limit() -> float:
-    """The limit in seconds: `LONG_WORK_VARIABLE` when set, else `LONG_WORK_SECONDS`; ValueError
-    when the variable is not a number >= 0."""
-    value = environment_number(LONG_WORK_VARIABLE, "seconds", allow_infinity=True)
-    return LONG_WORK_SECONDS if value is None else value
 
 
 def long_work(args: argparse.Namespace, name: str, seconds: float, reduce: str):

@@ -6,9 +6,17 @@ import numbers
 
 import numpy as np
 
-
 #: Characters of a value that a message repeats; a longer value is cut (never quoted in full).
 SHOWN_CHARS = 40
+
+
+def duration(seconds: float) -> str:
+    """A duration for people: "45 s", "17 min", "3.2 h"."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 2 * 3600:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
 
 
 def shown(value, limit: int = SHOWN_CHARS) -> str:
@@ -307,3 +315,17 @@ def environment_number(variable: str, unit: str, allow_infinity: bool = False) -
         limit = " (inf = no limit)" if allow_infinity else ""
         raise ValueError(f"{variable} must be a number of {unit} >= 0{limit}, got {shown(text)}.")
     return value
+
+
+#: Work estimated to take longer than this many seconds is refused unless allowed (the CLI's
+#: ``--allow-long``, the library's ``allow_long=True``).
+LONG_WORK_SECONDS = 60.0
+#: The environment variable that replaces `LONG_WORK_SECONDS` (a number of seconds >= 0; inf = never refuse).
+LONG_WORK_VARIABLE = "PRIVLIB_LONG_WORK_SECONDS"
+
+
+def long_work_limit() -> float:
+    """The limit in seconds: `LONG_WORK_VARIABLE` when set, else `LONG_WORK_SECONDS`; ValueError
+    when the variable is not a number >= 0."""
+    value = environment_number(LONG_WORK_VARIABLE, "seconds", allow_infinity=True)
+    return LONG_WORK_SECONDS if value is None else value

@@ -91,3 +91,66 @@ def log_axis(fig: go.Figure, low: float, high: float, axis: str = "x", **layout)
     update = fig.update_xaxes if axis == "x" else fig.update_yaxes
     update(type="log", tickmode="array", tickvals=ticks, ticktext=[tick_text(t) for t in ticks], **layout)
     return fig
+
+
+# ---------------------------------------------------------------- added for issue 22 (charts and tables at 1024×768)
+#: The ε axis title of a chart drawn in half the page's width (the long `EPSILON_AXIS` is cut there).
+EPSILON_AXIS_SHORT = "ε  (← more privacy · less privacy →)"
+#: At most this many lines on a chart by default; pages let the user pick the others (issue 22 saw 13).
+MAX_LINES = 8
+#: What a table cell shows where a value does not exist (never "None").
+MISSING = "—"
+
+
+def wrap_text(text: str | None, width: int = 60) -> str | None:
+    """``text`` broken at spaces into lines of at most ``width`` characters joined by ``<br>`` (Plotly's
+    line break), so a title or an axis title is wrapped instead of cut off; a word longer than
+    ``width`` stays whole. Text that already holds ``<br>`` is left as it is."""
+    if text is None or len(text) <= width or "<br>" in text:
+        return text
+    lines, line = [], ""
+    for word in text.split(" "):
+        if line and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    lines.append(line)
+    return "<br>".join(lines)
+
+
+def titled(fig: go.Figure, title: str | None, width: int = 60) -> go.Figure:
+    """Set ``title`` wrapped at ``width`` characters (`wrap_text`) and make the top margin tall enough
+    for its lines (`MARGIN`'s 60 px hold one line)."""
+    wrapped = wrap_text(title, width)
+    lines = 1 + (wrapped or "").count("<br>")
+    fig.update_layout(title=wrapped, margin=dict(t=MARGIN["t"] + 22 * (lines - 1)))
+    return fig
+
+
+def vertical_line(fig: go.Figure, x: float, text: str, log_x: bool = False, colour: str = "#444444",
+                  row=None, col=None) -> None:
+    """A dotted vertical line at ``x`` (e.g. the page's chosen ε) with ``text`` above the plot area.
+    plotly places shapes on a log axis by data value but annotations by log10 value, so the label is
+    placed by hand (plotly's own vline annotation lands at x itself, off the chart)."""
+    fig.add_vline(x=x, line={"color": colour, "width": 1, "dash": "dot"}, row=row, col=col)
+    fig.add_annotation(x=float(np.log10(x)) if log_x else x, y=1.0, yref="paper", text=text, showarrow=False,
+                       yanchor="bottom", font=dict(size=11, color=colour))
+
+
+def first_groups(groups, lines_each: int, max_lines: int = MAX_LINES) -> list:
+    """The first of ``groups`` (e.g. curve sets of ``lines_each`` lines each) that fit in ``max_lines``
+    lines — at least one: a chart's default selection."""
+    groups = list(groups)
+    keep = max(1, max_lines // max(1, lines_each))
+    return groups[:keep]
+
+
+def table_column(values, fmt: str = "{}", missing: str = MISSING) -> list[str]:
+    """A table column as text: each value formatted with ``fmt`` and a value that does not exist
+    (None or NaN) shown as ``missing`` — Streamlit's table draws it as "None" otherwise."""
+    out = []
+    for v in values:
+        absent = v is None or (isinstance(v, float) and not np.isfinite(v) and np.isnan(v))
+        out.append(missing if absent else fmt.format(v))
+    return out

@@ -41,7 +41,9 @@ def test_default_view_renders_metrics_charts_and_table(default_run):
     assert at.title[0].value == "Neighbour ranks"
     shares = [_percent(at, p) for p in ("Original word", "Close neighbour", "Distant word")]
     assert abs(sum(shares) - 1) < 0.0015  # three rounded percentages of one total
-    assert len(at.get("plotly_chart")) == 2  # rank histogram and proportions against epsilon
+    # the rank histogram; the curve across ε (about 3 s at the tests' kernel cost) waits for its button (issue 22)
+    assert len(at.get("plotly_chart")) == 1
+    assert any(b.key == "nr_curve_run" for b in at.button)
     assert len(at.dataframe) == 1
     assert at.selectbox(key="word").value == "king"
 

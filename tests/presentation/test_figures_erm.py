@@ -127,7 +127,10 @@ def test_tradeoff_chart_plots_local_epsilon_against_rmse_coloured_by_model_epsil
     same(points.x, tradeoff.epsilon_L)
     same(points.y, tradeoff.mean)
     same(points.marker.color, tradeoff.epsilon_model)
-    assert list(points.text) == ["m = 1", "m = 100"]
+    # each point's m is a tick of the top axis, at the point's ε_L (not a label over the error bars)
+    top = fig.layout.xaxis2
+    assert list(top.ticktext) == ["1", "100"] and list(top.tickvals) == list(points.x) and not points.text
+    assert list(top.range) == list(fig.layout.xaxis.range) and "m (local multiplier)" in top.title.text
     # the reference row n = 10⁴ with m = 100: ε_model 0.1228, ε_L 113.78
     assert points.marker.color[1] == pytest.approx(0.1228, abs=5e-5) and points.x[1] == pytest.approx(113.78, abs=0.01)
     marker = named(fig, "chosen m = 100")

@@ -78,7 +78,11 @@ def test_label_accuracy_chart_and_bars():
     bars = F.label_accuracy_bars({k: v[1] for k, v in series.items()}, {"given_label_accuracy": 0.01}, epsilon=1.0)
     bar = bars.data[0]
     assert list(bar.y) == [0.23, 0.5, 0.58, 0.27]
-    assert list(bar.x) == ["given labels ŷ", "predicted labels ỹ", "ỹ on the consensus set", "consensus fraction"]
+    assert list(bar.customdata) == ["given labels ŷ", "predicted labels ỹ", "ỹ on the consensus set",
+                                    "consensus fraction"]
+    # each value is written under its bar (in its category label), not above it where the error bar is
+    assert [x.split("<br>")[-1] for x in bar.x] == ["<b>23.0%</b>", "<b>50.0%</b>", "<b>58.0%</b>", "<b>27.0%</b>"]
+    assert not bar.text and bar.textposition is None and not bars.layout.annotations
     assert list(bar.marker.pattern.shape) == ["", "", "", "/"]  # the fraction is a size, not an accuracy
     assert bar.error_y.array[0] == 0.01 and np.isnan(bar.error_y.array[1])
     assert "ε = 1" in bars.layout.title.text
@@ -227,6 +231,8 @@ def test_theory_charts_plot_the_reference_values_and_draw_nothing_where_vacuous(
     eq65 = trace(fig, "eq. 65")
     assert np.isnan(eq65.y[0]) and eq65.y[1] == pytest.approx(0.7769)  # a bound ≤ 0 is not drawn
     assert trace(fig, "acc(θ̂₀) (simulated").error_y.array[0] == 0.02
-    assert "vacuous below n ≈ 4.79e+06" in fig.layout.annotations[0].text
+    note = fig.layout.annotations[0]
+    assert note.text.replace("<br>", " ").endswith("vacuous below n ≈ 4.79e+06")
+    assert note.xanchor == "right"  # left of the line, whose right side is too narrow for it at half width
     assert fig.layout.annotations[0].x == pytest.approx(math.log10(4.79e6))
     assert fig.layout.xaxis.type == "log"

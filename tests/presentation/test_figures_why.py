@@ -43,11 +43,17 @@ def test_neighbour_distance_profile_shows_distances_and_gaps():
 def test_gap_distributions_mark_our_means_and_the_papers(table):
     published = {"z_w_x1": 1.0, "z_x1_x2": 0.1}
     fig = figures.neighbour_gap_distributions(table.values(), table.means(), published)
-    assert len(fig.data) == 3
-    assert all(abs(sum(t.y) - 1) < 1e-9 for t in fig.data)  # each histogram is a fraction of the words
-    texts = [a.text for a in fig.layout.annotations]
-    assert sum(t.startswith("mean") for t in texts) == 3 and sum(t.startswith("paper") for t in texts) == 2
-    assert fig.data[2].name.startswith("z(x₁, x₁₀)")
+    bars = [t for t in fig.data if t.type == "bar"]
+    assert len(bars) == 3
+    assert all(abs(sum(t.y) - 1) < 1e-9 for t in bars)  # each histogram is a fraction of the words
+    # the means are legend lines, not labels written over the bars (issue 22)
+    assert not fig.layout.annotations
+    lines = [t for t in fig.data if t.type == "scatter"]
+    assert sum(t.name.startswith("mean") for t in lines) == 3 and sum(t.name.startswith("paper") for t in lines) == 2
+    mean_w = next(t for t in lines if t.name.startswith("mean z(w, x₁)"))
+    assert list(mean_w.x) == [table.means()["z_w_x1"]] * 2
+    assert next(t for t in lines if t.name.startswith("paper's mean z(w, x₁)")).x[0] == 1.0
+    assert bars[2].name.startswith("z(x₁, x₁₀)")
 
 
 def test_win_probabilities_chart_with_mechanism_and_one_word(gaussian_space, table):

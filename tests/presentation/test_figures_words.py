@@ -76,7 +76,8 @@ def test_sweep_to_figure_end_to_end(gaussian_space):
     assert fig.layout.title.text == "Fig. 2" and "more privacy" in fig.layout.xaxis.title.text
     # a list of labelled results mixes the words' result objects and SweepResults
     one = epsilon_sweep(gaussian_space, [0.5, 5.0, 50.0], 7, close=10, rng=3)
-    mixed = figures.proportions_vs_epsilon([("sweep", one), ("both", result)])
+    sets = [("sweep", one), ("both", result)]
+    mixed = figures.proportions_vs_epsilon(sets, shown=figures.curve_set_labels(sets))
     assert len([t for t in mixed.data if t.mode == "lines+markers"]) == 3 * 3
     np.testing.assert_allclose(mixed.data[1].y, one.proportions["original"])
 

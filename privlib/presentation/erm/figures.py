@@ -31,7 +31,16 @@ from plotly.subplots import make_subplots
 
 from privlib.erm.mechanisms import METHOD_LABELS
 from privlib.erm.sweep import constant_of, metric_of
-from privlib.presentation.style import EPSILON_AXIS, GREY, layout, palette_colour, rgba
+from privlib.presentation.style import (
+    EPSILON_AXIS,
+    GREY,
+    layout,
+    log_axis,
+    palette_colour,
+    rgba,
+    titled,
+    vertical_line,
+)
 
 N_AXIS = "n, the number of contributors (log scale)"
 #: The tags of where a statement comes from.
@@ -88,12 +97,15 @@ def axis_value(value: float, axis: str) -> str:
     return f"n = {value:,.0f}"
 
 
-def _vline(fig: go.Figure, x: float, text: str, log_x: bool, row=None, col=None) -> None:
-    """A dotted vertical line at ``x`` with its label above the chart. plotly places shapes on a log
-    axis by data value but annotations by log10 value, so the label is placed by hand."""
-    fig.add_vline(x=x, line={"color": "#444444", "width": 1, "dash": "dot"}, row=row, col=col)
-    fig.add_annotation(x=math.log10(x) if log_x else x, y=1.0, yref="paper", text=text, showarrow=False,
-                       yanchor="bottom")
+def _log_range(fig: go.Figure, values, axis: str = "x", **properties) -> None:
+    """Label a log ``axis`` in full with `style.log_axis` over the finite positive ``values`` (Plotly's own
+    log ticks read 20, 30, 50 as "2, 3, 5"); nothing to label when there is none."""
+    v = _floats(values)
+    v = v[np.isfinite(v) & (v > 0)]
+    if v.size:
+        log_axis(fig, float(v.min()), float(v.max()), axis, **properties)
+    else:
+        (fig.update_xaxes if axis == "x" else fig.update_yaxes)(type="log", **properties)
 
 
 def _invalid_region(fig: go.Figure, lo: float, hi: float, text: str, top: bool = False) -> None:
@@ -114,7 +126,7 @@ CONSTANT_LABEL = "Constant predictor (no features, non-private)"
 
 def metric_vs_axis(values, curves: dict, metric: str = "rmse", axis: str = "n", chosen: float | None = None,
                    invalid_below: float | None = None, repeats: int | None = None,
-                   title: str | None = None, constant=None) -> go.Figure:
+                   title: str | None = None, constant=None, *, chosen_epsilon: float | None = None) -> go.Figure:
     """The test metric (RMSE or accuracy) against n (or ε) on a log x axis: one line per method with a
     ± 1 SD band over the repetitions, as in the paper's Figs. 1–2.
 
@@ -124,8 +136,11 @@ def metric_vs_axis(values, curves: dict, metric: str = "rmse", axis: str = "n", 
     dotted vertical line and an open marker on every curve where the grid has that value;
     ``invalid_below`` shades the n range where the safe input calibration is invalid. ``constant``: the
     metric of the constant predictor over ``values`` (features ignored), drawn as a grey dotted line: a
-    model on the wrong side of it has learnt nothing usable."""
+    model on the wrong side of it has learnt nothing usable. ``chosen_epsilon``: the page's chosen ε,
+    marked like ``chosen`` on an ε axis (ignored on an n axis, where ε is fixed)."""
     x = _floats(values)
+    if axis == "epsilon" and chosen is None:
+        chosen = chosen_epsilon
     fig = go.Figure()
     if constant is not None:
         fig.add_trace(go.Scatter(x=x, y=_floats(constant), mode="lines", name=CONSTANT_LABEL,
@@ -159,7 +174,7 @@ def metric_vs_axis(values, curves: dict, metric: str = "rmse", axis: str = "n", 
     if invalid_below is not None and x.size and axis == "n":
         _invalid_region(fig, float(x.min()) / 1.3, float(invalid_below), "Input (safe) invalid: n too small")
     if chosen is not None:
-        _vline(fig, float(chosen), axis_value(chosen, axis), log_x=True)
+        vertical_line(fig, float(chosen), axis_value(chosen, axis), log_x=True)
         hit = np.flatnonzero(np.isclose(x, float(chosen), rtol=1e-9, atol=0.0))
         if hit.size:
             points = [(label, float(m[hit[0]])) for label, m in drawn if np.isfinite(m[hit[0]])]
@@ -170,22 +185,25 @@ def metric_vs_axis(values, curves: dict, metric: str = "rmse", axis: str = "n", 
                                          marker=dict(size=13, symbol="circle-open", color="#000000",
                                                      line=dict(width=2)),
                                          hovertemplate="%{text}: %{y:.4f}<extra>chosen</extra>"))
-    fig.update_xaxes(type="log", title=EPSILON_AXIS if axis == "epsilon" else N_AXIS, exponentformat="power")
+    _log_range(fig, np.append(x, chosen) if chosen is not None else x, "x",
+               title=EPSILON_AXIS if axis == "epsilon" else N_AXIS)
     fig.update_yaxes(title=METRIC_TITLES.get(metric, metric), rangemode="tozero" if metric == "rmse" else "normal")
-    return layout(fig, title)
+    return titled(layout(fig, title), title)
 
 
 # ---------------------------------------------------------------- 2. excess empirical risk, log-log
 def excess_risk_vs_axis(values, curves: dict, axis: str = "n", reference: bool = True, chosen: float | None = None,
-                        title: str | None = None) -> go.Figure:
+                        title: str | None = None, *, chosen_epsilon: float | None = None) -> go.Figure:
     """The mean excess empirical risk E[J(w_priv)] − J(ŵ) on the training data against n (or ε),
     log–log, one line per private method (values ≤ 0 or NaN are not drawn on the log axis).
 
     With ``reference`` (n axis only) a dashed line of slope −1, labelled "rate O(1/n), not a bound",
     is drawn through the geometric mean of the curves at the smallest n where they exist: the paper
     proves the rate O(1/n) for Obj-Gauss and Input [paper, Table 1] but its constants are lost, so the
-    line shows a slope only."""
+    line shows a slope only. ``chosen_epsilon``: the page's chosen ε, marked on an ε axis."""
     x = _floats(values)
+    if axis == "epsilon" and chosen is None:
+        chosen = chosen_epsilon
     fig = go.Figure()
     for i, (method, mean) in enumerate(curves.items()):
         if method == "non_private":
@@ -211,11 +229,12 @@ def excess_risk_vs_axis(values, curves: dict, axis: str = "n", reference: bool =
                                      line=dict(color="#555555", dash="dash", width=1.6),
                                      hovertemplate=f"{RATE_LABEL}<br>n = %{{x:,}}<br>%{{y:.3e}}<extra></extra>"))
     if chosen is not None:
-        _vline(fig, float(chosen), axis_value(chosen, axis), log_x=True)
-    fig.update_xaxes(type="log", title=EPSILON_AXIS if axis == "epsilon" else N_AXIS, exponentformat="power")
-    fig.update_yaxes(type="log", title="excess empirical risk E[J(w_priv)] − J(ŵ)  (log scale)",
-                     exponentformat="power")
-    return layout(fig, title)
+        vertical_line(fig, float(chosen), axis_value(chosen, axis), log_x=True)
+    _log_range(fig, np.append(x, chosen) if chosen is not None else x, "x",
+               title=EPSILON_AXIS if axis == "epsilon" else N_AXIS)
+    _log_range(fig, np.concatenate([np.asarray(t.y, dtype=float) for t in fig.data]) if fig.data else [], "y",
+               title="excess risk (log scale)")
+    return titled(layout(fig, title), title)
 
 
 # ---------------------------------------------------------------- 3. the two privacy meters
@@ -255,10 +274,12 @@ def privacy_meters_chart(ns, epsilon_model, epsilon_L, epsilon_L_classic, epsilo
         hi = float(later.min()) if later.size else last_bad
         _invalid_region(fig, float(n.min()), hi, "safe calibration<br>invalid: n too small", top=True)
     if chosen_n is not None:
-        _vline(fig, float(chosen_n), f"n = {chosen_n:,.0f}", log_x=True)
-    fig.update_xaxes(type="log", title=N_AXIS, exponentformat="power")
-    fig.update_yaxes(type="log", title="ε  (log scale; smaller = more privacy)", exponentformat="power")
-    return layout(fig, title, legend_y=-0.3)
+        vertical_line(fig, float(chosen_n), f"n = {chosen_n:,.0f}", log_x=True)
+    _log_range(fig, n, "x", title=N_AXIS)
+    _log_range(fig, np.concatenate([np.where(ok, model, np.nan), np.where(ok, local, np.nan),
+                                    np.where(ok, classic, np.nan), [epsilon]]), "y",
+               title="ε  (log scale; smaller = more privacy)")
+    return titled(layout(fig, title, legend_y=-0.3), title)
 
 
 def meters_chart(meters, epsilon: float, chosen_n: float | None = None, title: str | None = None) -> go.Figure:
@@ -273,7 +294,8 @@ def inflation_chart(inflations, epsilon_L, rmse_mean, rmse_sd, epsilon_model, ch
     """The local multiplier m (both noise variances × m, §3.5 of the paper; its factor is lost [R]):
     one point per m with the contributor's ε_L on a log x axis against the test metric of Input (safe
     calibration) ± SD, coloured by the model's ε from the accountant. Larger m: more local privacy
-    (smaller ε_L) and a smaller model ε — down to a floor — at the price of utility."""
+    (smaller ε_L) and a smaller model ε — down to a floor — at the price of utility. Each point's m is
+    a tick of a second x axis along the top (labels beside the points covered the error bars)."""
     m = _floats(inflations)
     local = _floats(epsilon_L)
     mean = _floats(rmse_mean)
@@ -283,8 +305,7 @@ def inflation_chart(inflations, epsilon_L, rmse_mean, rmse_sd, epsilon_model, ch
     fig = go.Figure()
     name = METRIC_NAMES.get(metric, metric)
     fig.add_trace(go.Scatter(
-        x=local[ok], y=mean[ok], mode="lines+markers+text", name="Input (safe calibration), one point per m",
-        text=[f"m = {v:g}" for v in m[ok]], textposition="top right",
+        x=local[ok], y=mean[ok], mode="lines+markers", name="Input (safe calibration), one point per m",
         line=dict(color=GREY, width=1), error_y=dict(type="data", array=sd[ok], visible=True, thickness=1),
         marker=dict(size=13, color=model[ok], colorscale="Viridis", showscale=True,
                     colorbar=dict(title="model ε<br>(accountant)", thickness=14)),
@@ -298,10 +319,20 @@ def inflation_chart(inflations, epsilon_L, rmse_mean, rmse_sd, epsilon_model, ch
             fig.add_trace(go.Scatter(x=[local[j]], y=[mean[j]], mode="markers", name=f"chosen m = {chosen_m:g}",
                                      marker=dict(size=20, symbol="circle-open", color="#000000", line=dict(width=2)),
                                      hovertemplate=f"chosen m = {chosen_m:g}<extra></extra>"))
-    fig.update_xaxes(type="log", title="contributor's ε_L  (log scale; smaller = more local privacy)",
-                     exponentformat="power")
+    _log_range(fig, local[ok], "x", title="contributor's ε_L  (log scale; smaller = more local privacy)")
+    if ok.any():
+        pad = 0.08 * max(float(np.ptp(np.log10(local[ok]))), 1.0)
+        span = [float(np.log10(local[ok].min())) - pad, float(np.log10(local[ok].max())) + pad]
+        fig.update_xaxes(range=span)
+        fig.update_layout(xaxis2=dict(overlaying="x", side="top", type="log", range=span, tickmode="array",
+                                      tickvals=local[ok], ticktext=[f"{v:g}" for v in m[ok]], showgrid=False,
+                                      title=dict(text="m (local multiplier)", standoff=2)))
+        fig.add_trace(go.Scatter(x=local[ok], y=mean[ok], xaxis="x2", mode="markers", showlegend=False,
+                                 marker=dict(opacity=0), hoverinfo="skip", name="m"))
     fig.update_yaxes(title=METRIC_TITLES.get(metric, metric))
-    return layout(fig, title)
+    titled(layout(fig, title), title, width=50)
+    fig.update_layout(margin=dict(t=fig.layout.margin.t + 45))  # the m axis along the top
+    return fig
 
 
 # ---------------------------------------------------------------- 5. the inside view
@@ -314,8 +345,8 @@ def inside_view_chart(a, b, a_submitted, b_submitted, A: float, B: float, highli
     a, b = np.atleast_2d(np.asarray(a, dtype=float)), np.atleast_2d(np.asarray(b, dtype=float))
     at, bt = np.atleast_2d(np.asarray(a_submitted, dtype=float)), np.atleast_2d(np.asarray(b_submitted, dtype=float))
     fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.1,
-                        subplot_titles=("a(z): the quadratic part (noise σ_a → a ridge)",
-                                        "b(z): the linear part (noise σ_b → a random linear term)"))
+                        subplot_titles=("a(z), the quadratic part:<br>noise σ_a → a ridge",
+                                        "b(z), the linear part:<br>noise σ_b → a random linear term"))
     two = a.shape[1] >= 2
     theta = np.linspace(0, 2 * np.pi, 181)
     for col, (raw, sent, bound, sym) in enumerate(((a, at, A, "a"), (b, bt, B, "b")), start=1):
@@ -346,26 +377,30 @@ def inside_view_chart(a, b, a_submitted, b_submitted, A: float, B: float, highli
         fig.update_xaxes(title=f"{sym}₁ (coordinate 1)", row=1, col=col)
         fig.update_yaxes(title=f"{sym}₂ (coordinate 2)" if two else "", row=1, col=col, scaleanchor=f"x{col}"
                          if col > 1 else "x", scaleratio=1)
-    return layout(fig, title, legend_y=-0.2)
+    titled(layout(fig, title, legend_y=-0.2), title)
+    fig.update_layout(margin=dict(t=fig.layout.margin.t + 22))  # the panels' titles take two lines
+    return fig
 
 
-def inside_view_rows(a, b, a_submitted, b_submitted, count: int = 5, coordinates: int = 3) -> list[dict]:
+def inside_view_rows(a, b, a_submitted, b_submitted, count: int = 5, coordinates: int = 3,
+                     digits: int = 3) -> list[dict]:
     """The first ``count`` contributors as table rows: the first ``coordinates`` entries of a, ã, b and
-    b̃, and the norms ‖a‖, ‖ã‖, ‖b‖, ‖b̃‖ (the raw norms are within the public bounds A and B)."""
+    b̃, and the norms ‖a‖, ‖ã‖, ‖b‖, ‖b̃‖ (the raw norms are within the public bounds A and B), with
+    ``digits`` decimals."""
     a, b = np.atleast_2d(np.asarray(a, dtype=float)), np.atleast_2d(np.asarray(b, dtype=float))
     at, bt = np.atleast_2d(np.asarray(a_submitted, dtype=float)), np.atleast_2d(np.asarray(b_submitted, dtype=float))
     k = min(coordinates, a.shape[1])
     more = ", …" if a.shape[1] > k else ""
 
     def text(row):
-        return "(" + ", ".join(f"{v:+.3f}" for v in row[:k]) + more + ")"
+        return "(" + ", ".join(f"{v:+.{digits}f}" for v in row[:k]) + more + ")"
 
     rows = []
     for i in range(min(count, a.shape[0])):
         rows.append({"contributor": i + 1, "raw a": text(a[i]), "submitted ã": text(at[i]),
                      "raw b": text(b[i]), "submitted b̃": text(bt[i]),
-                     "‖a‖ → ‖ã‖": f"{np.linalg.norm(a[i]):.3f} → {np.linalg.norm(at[i]):.3f}",
-                     "‖b‖ → ‖b̃‖": f"{np.linalg.norm(b[i]):.3f} → {np.linalg.norm(bt[i]):.3f}"})
+                     "‖a‖ → ‖ã‖": f"{np.linalg.norm(a[i]):.{digits}f} → {np.linalg.norm(at[i]):.{digits}f}",
+                     "‖b‖ → ‖b̃‖": f"{np.linalg.norm(b[i]):.{digits}f} → {np.linalg.norm(bt[i]):.{digits}f}"})
     return rows
 
 
@@ -408,7 +443,7 @@ def explainer_chart(n: int, Delta: float, beta: float, inputs: dict, title: str 
                              cliponaxis=False, name="ridge" if col == 1 else "linear term", showlegend=False,
                              hovertemplate="%{x}<br>%{text}<extra></extra>"), row=1, col=col)
         finite = [v for v in values if math.isfinite(v)]
-        fig.update_yaxes(range=[0, 1.2 * max(finite) if finite else 1.0], row=1, col=col)
+        fig.update_yaxes(range=[0, 1.2 * max(finite) if finite else 1.0], exponentformat="power", row=1, col=col)
     fig.update_xaxes(tickfont=dict(size=11))
     return layout(fig, title or f"What the noise does at n = {n:,}")
 
@@ -432,18 +467,21 @@ def sweep_curves(result) -> dict:
 
 
 def sweep_metric_chart(result, chosen: float | None = None, invalid_below: float | None = None,
-                       title: str | None = None) -> go.Figure:
-    """`metric_vs_axis` of an ERM sweep's `SweepResult` (its axis is n or ε), with its constant predictor."""
+                       title: str | None = None, *, chosen_epsilon: float | None = None) -> go.Figure:
+    """`metric_vs_axis` of an ERM sweep's `SweepResult` (its axis is n or ε), with its constant predictor;
+    ``chosen_epsilon`` marks the page's ε on a sweep over ε."""
     return metric_vs_axis(result.epsilons, sweep_curves(result), metric=metric_of(result), axis=result.axis,
                           chosen=chosen, invalid_below=invalid_below, repeats=result.repeats, title=title,
-                          constant=constant_of(result))
+                          constant=constant_of(result), chosen_epsilon=chosen_epsilon)
 
 
-def sweep_excess_chart(result, chosen: float | None = None, title: str | None = None) -> go.Figure:
-    """`excess_risk_vs_axis` of an ERM sweep's `SweepResult`; the slope −1 line only on an n axis."""
+def sweep_excess_chart(result, chosen: float | None = None, title: str | None = None, *,
+                       chosen_epsilon: float | None = None) -> go.Figure:
+    """`excess_risk_vs_axis` of an ERM sweep's `SweepResult`; the slope −1 line only on an n axis;
+    ``chosen_epsilon`` marks the page's ε on a sweep over ε."""
     curves = {m: result.mean(m, "excess_risk") for m in result.mechanisms}
     return excess_risk_vs_axis(result.epsilons, curves, axis=result.axis, reference=result.axis == "n",
-                               chosen=chosen, title=title)
+                               chosen=chosen, title=title, chosen_epsilon=chosen_epsilon)
 
 
 def tradeoff_chart(tradeoff, chosen_m: float | None = None, title: str | None = None) -> go.Figure:
@@ -458,6 +496,7 @@ def view_chart(view, title: str | None = None) -> go.Figure:
     return inside_view_chart(view.a, view.b, view.a_tilde, view.b_tilde, calibration.A, calibration.B, title=title)
 
 
-def view_rows(view, count: int = 5) -> list[dict]:
+def view_rows(view, count: int = 5, coordinates: int = 3, digits: int = 3) -> list[dict]:
     """`inside_view_rows` of an ``InsideView`` with a valid calibration."""
-    return inside_view_rows(view.a, view.b, view.a_tilde, view.b_tilde, count=count)
+    return inside_view_rows(view.a, view.b, view.a_tilde, view.b_tilde, count=count, coordinates=coordinates,
+                            digits=digits)

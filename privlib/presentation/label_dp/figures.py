@@ -28,7 +28,20 @@ from plotly.subplots import make_subplots
 
 from privlib.core.randomised_response import RandomisedResponse
 from privlib.label_dp.retraining import MODE_LABELS
-from privlib.presentation.style import EPSILON_AXIS, GREY, PALETTE, layout, log_axis, palette_colour, reference_line, rgba
+from privlib.presentation.style import (
+    EPSILON_AXIS,
+    EPSILON_AXIS_SHORT,
+    GREY,
+    PALETTE,
+    layout,
+    log_axis,
+    palette_colour,
+    reference_line,
+    rgba,
+    titled,
+    vertical_line,
+    wrap_text,
+)
 
 #: Colours of the modes (the same in every chart); their labels are the library's `MODE_LABELS`.
 MODE_COLOURS = {"baseline": "#7f7f7f", "full": "#ff7f0e", "consensus": "#2ca02c", "confidence": "#9467bd"}
@@ -46,14 +59,16 @@ CLASS_COLOURS = PALETTE
 DIAGNOSTIC_NOTE = "uses clean labels: a teaching diagnostic, not private"
 
 
-def _vline(fig: go.Figure, x: float, text: str, log_x: bool, position: str = "top") -> None:
+def _vline(fig: go.Figure, x: float, text: str, log_x: bool, position: str = "top", anchor: str = "left") -> None:
     """A dotted vertical line at ``x`` with a label above (``position="top"``) or at the bottom right.
     plotly places shapes on a log axis by data value but annotations by log10 value, so the label is
     added by hand (plotly's own vline annotation lands at x itself, off the chart)."""
+    if position == "top":
+        vertical_line(fig, x, text, log_x=log_x)
+        return
     fig.add_vline(x=x, line={"color": "#444444", "width": 1, "dash": "dot"})
-    top = position == "top"
-    fig.add_annotation(x=math.log10(x) if log_x else x, y=1.0 if top else 0.0, yref="paper", text=text,
-                       showarrow=False, xanchor="center" if top else "left", yanchor="bottom", xshift=0 if top else 4)
+    fig.add_annotation(x=math.log10(x) if log_x else x, y=0.0, yref="paper", text=text,
+                       showarrow=False, xanchor=anchor, yanchor="bottom", xshift=4 if anchor == "left" else -4)
 
 
 def _at(epsilons: np.ndarray, chosen: float | None) -> int | None:
@@ -145,19 +160,23 @@ def accuracy_vs_epsilon(epsilons, curves: dict, classes: int, nonprivate: float 
                        NONPRIVATE_COLOUR, "dash")
     _given_line(fig, lo, hi, classes)
     _chosen_marker(fig, eps, chosen_epsilon, series)
+    if chosen_epsilon is not None:
+        lo, hi = min(lo, float(chosen_epsilon)), max(hi, float(chosen_epsilon))
     log_axis(fig, lo, hi, "x", title=EPSILON_AXIS)
     fig.update_yaxes(title=y_title, range=[0, 1.02])
-    return layout(fig, title, anchor_top=False)
+    return titled(layout(fig, title, anchor_top=False), title)
 
 
 # ---------------------------------------------------------------- 3. label accuracy (Tables 3/4)
 def label_accuracy_vs_epsilon(epsilons, series: dict, classes: int | None = None,
-                              chosen_epsilon: float | None = None, title: str | None = None) -> go.Figure:
+                              chosen_epsilon: float | None = None, title: str | None = None,
+                              narrow: bool = False) -> go.Figure:
     """Label accuracy against ε (log axis): the given (randomised) labels, the predicted labels on
     all training points, the predicted labels on the consensus set, and the consensus fraction
     (dashed), as in Tables 3/4 of the paper. ``series``: key of `LABEL_SERIES` -> {mean, sd} or
     array of means over ``epsilons``. With ``classes`` the closed form e^ε/(e^ε + C − 1) is drawn
-    dotted (the given-label accuracy the sampled one estimates)."""
+    dotted (the given-label accuracy the sampled one estimates). ``narrow``: drawn in half the page's
+    width (the short ε axis title, a title wrapped sooner)."""
     eps = np.asarray(epsilons, dtype=float)
     fig = go.Figure()
     drawn = []
@@ -175,12 +194,15 @@ def label_accuracy_vs_epsilon(epsilons, series: dict, classes: int | None = None
     if classes is not None and eps.size:
         _given_line(fig, float(eps.min()), float(eps.max()), classes)
     _chosen_marker(fig, eps, chosen_epsilon, drawn)
-    if eps.size:
-        log_axis(fig, float(eps.min()), float(eps.max()), "x", title=EPSILON_AXIS)
+    axis_title = EPSILON_AXIS_SHORT if narrow else EPSILON_AXIS
+    span = np.append(eps, chosen_epsilon) if chosen_epsilon is not None else eps
+    if span.size:
+        log_axis(fig, float(span.min()), float(span.max()), "x", title=axis_title)
     else:
-        fig.update_xaxes(type="log", title=EPSILON_AXIS)
-    fig.update_yaxes(title="fraction of labels right (diagnostic)", range=[0, 1.02])
-    return layout(fig, title, anchor_top=False)
+        fig.update_xaxes(type="log", title=axis_title)
+    fig.update_yaxes(title="labels right (diagnostic)" if narrow else "fraction of labels right (diagnostic)",
+                     range=[0, 1.02], tickformat=".0%")
+    return titled(layout(fig, title, anchor_top=False), title, width=36 if narrow else 60)
 
 
 def label_accuracy_bars(values: dict, sds: dict | None = None, epsilon: float | None = None,
@@ -193,16 +215,19 @@ def label_accuracy_bars(values: dict, sds: dict | None = None, epsilon: float | 
     colours = [LABEL_SERIES.get(k, (None, palette_colour(i)))[1] for i, k in enumerate(keys)]
     y = [float(values[k]) for k in keys]
     err = [float((sds or {}).get(k, np.nan)) for k in keys]
+    # Each value is written under its bar, in the category label: a number drawn above a bar sat on its
+    # error bar (issue 22: "an annotation over a bar").
+    names = [f"{wrap_text(label, 12)}<br><b>{v:.1%}</b>" for label, v in zip(labels, y)]
     fig = go.Figure(go.Bar(
-        x=labels, y=y, marker=dict(color=colours, pattern=dict(shape=["/" if k == "consensus_fraction" else ""
-                                                                      for k in keys])),
-        error_y=dict(type="data", array=err, visible=bool(sds)),
-        text=[f"{v:.1%}" for v in y], textposition="outside", name="label accuracy",
-        hovertemplate="%{x}: %{y:.3f}<extra></extra>"))
-    fig.update_yaxes(title="fraction of labels right (diagnostic)", range=[0, 1.1], tickformat=".0%")
+        x=names, y=y, marker=dict(color=colours, pattern=dict(shape=["/" if k == "consensus_fraction" else ""
+                                                                     for k in keys])),
+        error_y=dict(type="data", array=err, visible=bool(sds)), name="label accuracy",
+        customdata=labels, hovertemplate="%{customdata}: %{y:.3f}<extra></extra>"))
+    fig.update_yaxes(title="labels right (diagnostic)", range=[0, 1.1], tickformat=".0%")
+    fig.update_xaxes(tickangle=0)
     fig.update_layout(showlegend=False)
     title = title or (f"Label accuracy at ε = {epsilon:.3g}" if epsilon is not None else None)
-    return layout(fig, title, legend_y=-0.25, anchor_top=False)
+    return titled(layout(fig, title, legend_y=-0.25, anchor_top=False), title, width=36)
 
 
 # ---------------------------------------------------------------- 4. retraining gain heat map
@@ -234,7 +259,8 @@ def gain_heatmap(epsilons, separations, gain, mode: str = "consensus", chosen_ep
                       line=dict(color="#000000", width=3))
     fig.update_xaxes(title=EPSILON_AXIS, type="category")
     fig.update_yaxes(title=separation_title, type="category")
-    return layout(fig, title or f"Accuracy gain of {label} over the baseline", legend_y=-0.25, anchor_top=False)
+    title = title or f"Accuracy gain of {label} over the baseline"
+    return titled(layout(fig, title, legend_y=-0.25, anchor_top=False), title)
 
 
 # ---------------------------------------------------------------- 1. the data, its labels and the boundaries
@@ -305,8 +331,9 @@ def data_scatter(points, given, predicted, consensus, classes: int, clean=None, 
     names = list(class_names) if class_names is not None else [str(c) for c in range(classes)]
     flip_text = f", {int(flipped.sum())} flipped (×)" if flipped is not None else ""
     fig = make_subplots(rows=1, cols=2, shared_xaxes=True, shared_yaxes=True, horizontal_spacing=0.04,
-                        subplot_titles=(f"given (randomised) labels ŷ{flip_text}",
-                                        f"predicted labels ỹ: filled = consensus set ({int(consensus.sum())} of {m})"))
+                        subplot_titles=(wrap_text(f"given (randomised) labels ŷ{flip_text}", 30),
+                                        wrap_text(f"predicted labels ỹ: filled = consensus set "
+                                                  f"({int(consensus.sum())} of {m})", 30)))
     pad_x = 0.05 * (np.ptp(z[:, 0]) or 1.0)
     pad_y = 0.05 * (np.ptp(z[:, 1]) or 1.0)
     x_range = [float(z[:, 0].min() - pad_x), float(z[:, 0].max() + pad_x)] if m else [-1.0, 1.0]
@@ -355,7 +382,9 @@ def data_scatter(points, given, predicted, consensus, classes: int, clean=None, 
     fig.update_xaxes(range=x_range, title=axis_titles[0])
     fig.update_yaxes(range=y_range)
     fig.update_yaxes(title=axis_titles[1], row=1, col=1)
-    return layout(fig, title, legend_y=-0.2, anchor_top=False)
+    titled(layout(fig, title, legend_y=-0.2, anchor_top=False), title)
+    fig.update_layout(margin=dict(t=fig.layout.margin.t + 22))  # the panels' titles take two lines
+    return fig
 
 
 # ---------------------------------------------------------------- 5. the theory
@@ -382,12 +411,15 @@ def theory_bounds_vs_cos(cos, curves: dict, threshold: float | None = None, titl
             # plotly places shapes on a log axis by data value, annotations by log10 value
             middle = 0.5 * (math.log10(left) + math.log10(right)) if log_x else 0.5 * (left + right)
             fig.add_annotation(x=middle, y=1.0, yref="paper", showarrow=False, yanchor="bottom",
-                               text=("Thm 4 says nothing here (|cos β| < 16p₂/μ)" if threshold <= cos.max()
-                                     else "Thm 4 says nothing anywhere on this range (vacuous)"))
-    fig.update_xaxes(title="cos β(x) = ⟨x, θ*⟩ / ‖x‖  (how far x is from the decision boundary)",
-                     type="log" if log_x else "linear", exponentformat="power")
+                               text=("Thm 4 says nothing here<br>(|cos β| < 16p₂/μ)" if threshold <= cos.max()
+                                     else "Thm 4 says nothing anywhere<br>on this range (vacuous)"))
+    cos_title = "cos β(x) = ⟨x, θ*⟩ / ‖x‖<br>(x's distance from the boundary)"
+    if log_x:
+        log_axis(fig, float(cos.min()), float(cos.max()), "x", title=cos_title)
+    else:
+        fig.update_xaxes(title=cos_title, type="linear")
     fig.update_yaxes(title="bound on P(prediction at x is correct)", range=[0, 1.02])
-    return layout(fig, title, legend_y=-0.25, anchor_top=False)
+    return titled(layout(fig, title, legend_y=-0.3, anchor_top=False), title, width=36)
 
 
 def theory_bounds_vs_n(n, curves: dict, simulated: dict | None = None, vacuous_below: float | None = None,
@@ -411,11 +443,19 @@ def theory_bounds_vs_n(n, curves: dict, simulated: dict | None = None, vacuous_b
                                  error_y=dict(type="data", array=np.asarray(sd, dtype=float), visible=True),
                                  hovertemplate=f"{label}<br>n = %{{x:.3g}}<br>%{{y:.3f}}<extra>simulated</extra>"))
     if vacuous_below is not None and np.isfinite(vacuous_below):
-        _vline(fig, float(vacuous_below), f"{vacuous_what} vacuous below n ≈ {vacuous_below:.3g}".strip(), log_x=True,
-               position="bottom")
-    fig.update_xaxes(type="log", title="n, the number of training points (log scale)", exponentformat="power")
+        # the label on the side of the line with more room (two lines: the chart is drawn in half the page)
+        middle = 0.5 * (math.log10(float(n.min())) + math.log10(float(n.max()))) if n.size else 0.0
+        _vline(fig, float(vacuous_below), f"{vacuous_what} vacuous<br>below n ≈ {vacuous_below:.3g}".strip(),
+               log_x=True, position="bottom", anchor="right" if math.log10(vacuous_below) > middle else "left")
+    every = [n] + [np.asarray(sim_n, dtype=float) for sim_n, _, _ in (simulated or {}).values()]
+    every = np.concatenate(every)
+    every = every[np.isfinite(every) & (every > 0)]
+    if every.size:
+        log_axis(fig, float(every.min()), float(every.max()), "x", title="n, training points (log scale)")
+    else:
+        fig.update_xaxes(type="log", title="n, training points (log scale)")
     fig.update_yaxes(title="accuracy (bound or simulated)", range=[0, 1.02])
-    return layout(fig, title, legend_y=-0.25, anchor_top=False)
+    return titled(layout(fig, title, legend_y=-0.25, anchor_top=False), title, width=36)
 
 
 # ================================================================ the page's charts from privlib.label_dp results
@@ -456,10 +496,10 @@ def sweep_accuracy_chart(sweep, chosen_epsilon: float | None = None, title: str 
 
 
 def sweep_label_chart(sweep, chosen_epsilon: float | None = None, title: str | None = None,
-                      randomiser: str | None = None) -> go.Figure:
+                      randomiser: str | None = None, narrow: bool = False) -> go.Figure:
     """`label_accuracy_vs_epsilon` of a ``RetrainingSweep``."""
     return label_accuracy_vs_epsilon(sweep.epsilons, sweep_label_series(sweep, randomiser), classes=sweep.classes,
-                                     chosen_epsilon=chosen_epsilon, title=title)
+                                     chosen_epsilon=chosen_epsilon, title=title, narrow=narrow)
 
 
 def sweep_label_bars(sweep, epsilon: float, title: str | None = None, randomiser: str | None = None) -> go.Figure:

@@ -8,7 +8,45 @@ import numpy as np
 import plotly.graph_objects as go
 
 from privlib.core.sweep import SweepResult
-from privlib.presentation.style import EPSILON_AXIS, MARGIN, PALETTE, layout, log_axis, palette_colour, rgba
+from privlib.presentation.style import (
+    EPSILON_AXIS,
+    EPSILON_AXIS_SHORT,
+    MARGIN,
+    MAX_LINES,
+    PALETTE,
+    first_groups,
+    layout,
+    log_axis,
+    palette_colour,
+    rgba,
+    titled,
+    vertical_line,
+)
+
+#: A junk token of GloVe 6B, the nearest neighbour of "paris" (issue 22 found it unexplained).
+GLOVE_JUNK_EXAMPLE = ("prohertrib", "paris")
+
+
+def vocabulary_note(space) -> str | None:
+    """One plain sentence on the odd tokens of GloVe's vocabulary, for a page that lists a word's
+    neighbours or outputs; None for an embedding that is not GloVe. The tokens are explained, not
+    filtered: the vocabulary is part of the mechanism, and leaving words out would change what is
+    measured (and part from the paper's runs over all 400,000 words)."""
+    if not str(getattr(space, "name", "")).startswith("GloVe"):
+        return None
+    junk, word = GLOVE_JUNK_EXAMPLE
+    example = f" (such as “{junk}”, the nearest neighbour of “{word}”)" if junk in space else ""
+    return (f"GloVe learnt its 400,000 words from web and news text, so its vocabulary also holds misspellings, "
+            f"fragments and junk tokens{example}: they are words of the vocabulary like any other, so the "
+            "mechanism can output them, and they are shown rather than filtered out.")
+
+
+def short_label(label: str) -> str:
+    """A mechanism's label without its citation or gloss ("Post-processing fix (Asghar et al. 2026)" →
+    "Post-processing fix", "TEM — truncated exponential mechanism (…)" → "TEM"): picker tags and
+    table columns that are not cut off at 1024 pixels."""
+    return label.split(" (")[0].split(" — ")[0]
+
 
 #: One colour per outcome, used by every chart so the legend means the same everywhere.
 COLOURS = {"original": "#1f77b4", "close": "#2ca02c", "distant": "#d62728"}
@@ -62,14 +100,14 @@ def rank_histogram(ranks, weights, vocab_size: int, close: int, title: str | Non
         name="outputs",
     ))
     log_axis(fig, 1, vocab_size + 1, "x", range=[0, np.log10(vocab_size + 1)],
-             title="rank of the output among the input's neighbours + 1 (log scale)")
+             title="rank among the word's neighbours + 1 (log)", tickangle=0)
     if shown.any():  # fractions read as numbers (0.001, 10⁻⁵), not as SI units (100μ)
         log_axis(fig, float(density[shown].min()), float(density[shown].max()), "y",
                  title="fraction of outputs per rank" + (" (exact)" if exact else ""))
     else:
         fig.update_yaxes(type="log", title="fraction of outputs per rank" + (" (exact)" if exact else ""))
-    fig.update_layout(title=title, showlegend=False, bargap=0, margin=MARGIN)
-    return fig
+    fig.update_layout(showlegend=False, bargap=0, margin=MARGIN)
+    return titled(fig, title)
 
 
 def _region(edge_left: int, close: int) -> str:
@@ -118,16 +156,34 @@ def sweep_curves(sweeps) -> list[tuple[str, np.ndarray, dict, dict]]:
     return curves
 
 
-def proportions_vs_epsilon(sweeps, title: str | None = None) -> go.Figure:
+def curve_set_labels(sweeps) -> list[str]:
+    """The labels of the curve sets `proportions_vs_epsilon` can draw from ``sweeps``, in order."""
+    return [label for label, _, _, _ in sweep_curves(sweeps)]
+
+
+def default_curve_sets(sweeps, max_lines: int = MAX_LINES) -> list[str]:
+    """The curve sets drawn by default: the first ones whose lines (one per outcome) fit in
+    ``max_lines`` (`style.MAX_LINES`, 8) — never all 15 lines of a word and four mechanisms."""
+    curves = sweep_curves(sweeps)
+    lines_each = max((len(means) for _, _, means, _ in curves), default=1)
+    return first_groups([label for label, _, _, _ in curves], lines_each, max_lines)
+
+
+def proportions_vs_epsilon(sweeps, title: str | None = None, *, chosen_epsilon: float | None = None,
+                           shown=None, max_lines: int = MAX_LINES) -> go.Figure:
     """Proportions original / close / distant against epsilon, one line each with a ±2 SE band.
 
     ``sweeps``: a `SweepResult` or a list of (label, result) (see `sweep_curves`); several curve
     sets (e.g. one word and the average over random words, or several mechanisms) share the
-    chart, told apart by dash style. The metrics drawn are those the results hold.
+    chart, told apart by dash style. The metrics drawn are those the results hold. ``shown``: the
+    labels of the curve sets to draw (`curve_set_labels`); None draws `default_curve_sets`, at most
+    ``max_lines`` lines. ``chosen_epsilon``: the page's ε, a dotted vertical line.
     """
     fig = go.Figure()
     dashes = ["solid", "dash", "dot", "dashdot"]
-    curves = sweep_curves(sweeps)
+    every_curve = sweep_curves(sweeps)
+    keep = set(default_curve_sets(sweeps, max_lines) if shown is None else shown)
+    curves = [c for c in every_curve if c[0] in keep] or every_curve[:1]
     for i, (label, epsilons, means, errors) in enumerate(curves):
         x = np.asarray(epsilons, dtype=float)
         for j, name in enumerate(means):
@@ -146,13 +202,16 @@ def proportions_vs_epsilon(sweeps, title: str | None = None) -> go.Figure:
                 hovertemplate=f"{label}<br>ε = %{{x:g}}<br>{name}: %{{y:.1%}}<extra></extra>",
             ))
     log_x = all(np.ptp(np.log10(np.asarray(epsilons, float))) > 1.2 for _, epsilons, _, _ in curves)
+    every = np.concatenate([np.asarray(epsilons, float) for _, epsilons, _, _ in curves])
+    if chosen_epsilon is not None:
+        vertical_line(fig, float(chosen_epsilon), f"chosen ε = {chosen_epsilon:g}", log_x=log_x)
+        every = np.append(every, float(chosen_epsilon))
     if log_x:
-        every = np.concatenate([np.asarray(epsilons, float) for _, epsilons, _, _ in curves])
         log_axis(fig, float(every.min()), float(every.max()), "x", title=EPSILON_AXIS)
     else:
         fig.update_xaxes(title=EPSILON_AXIS, type="linear")
     fig.update_yaxes(title="proportion of outputs", range=[0, 1], tickformat=".0%")
-    return layout(fig, title, legend_y=-0.25, anchor_top=False)
+    return titled(layout(fig, title, legend_y=-0.25, anchor_top=False), title)
 
 
 # ---------------------------------------------------------------- the noisy dot product (Asghar et al. 2026, §4-5)
@@ -177,9 +236,9 @@ def density_with_samples(grid, exact_pdf, samples=None, integral_pdf=None, x_tit
         fig.add_trace(go.Scatter(x=grid, y=integral_pdf, mode="lines", name="paper's Eq. 13, numerical integral",
                                  line=dict(color="#ff7f0e", width=2, dash="dash")))
     fig.update_layout(title=title, bargap=0, margin=MARGIN, legend=dict(orientation="h", y=-0.2))
-    fig.update_xaxes(title=x_title)
-    fig.update_yaxes(title="density")
-    return fig
+    fig.update_xaxes(title=x_title, exponentformat="power")
+    fig.update_yaxes(title="density", exponentformat="power")  # a density of 4×10⁻⁴, never "400μ"
+    return titled(fig, title, width=40)
 
 
 def cdf_with_samples(grid, exact_cdf, samples=None, x_title: str = "z", title: str | None = None) -> go.Figure:
@@ -191,8 +250,8 @@ def cdf_with_samples(grid, exact_cdf, samples=None, x_title: str = "z", title: s
         fig.add_trace(go.Scatter(x=xs[keep], y=(keep + 1) / xs.size, mode="lines", line_shape="hv",
                                  name=f"empirical CDF ({xs.size:,} samples)", line=dict(color="#6baed6", width=4)))
     fig.add_trace(go.Scatter(x=grid, y=exact_cdf, mode="lines", name="exact CDF", line=dict(color="#08306b", width=2)))
-    layout(fig, title, legend_y=-0.2, anchor_top=False)
-    fig.update_xaxes(title=x_title)
+    titled(layout(fig, title, legend_y=-0.2, anchor_top=False), title, width=40)
+    fig.update_xaxes(title=x_title, exponentformat="power")
     fig.update_yaxes(title="P(Z ≤ z)", range=[0, 1])
     return fig
 
@@ -210,9 +269,14 @@ def tail_bounds(thresholds, exact_tail, bounds: dict, empirical_tail=None, title
     for i, (name, values) in enumerate(bounds.items()):
         values = np.minimum(np.asarray(values, dtype=float), 1.0)
         fig.add_trace(go.Scatter(x=thresholds, y=values, mode="lines", name=name, line=dict(dash=dashes[i % len(dashes)])))
-    fig.update_yaxes(type="log", title=y_title, exponentformat="power")
-    fig.update_xaxes(title=x_title)
-    layout(fig, title, legend_y=-0.2, anchor_top=False)
+    every = np.concatenate([np.asarray(t.y, dtype=float) for t in fig.data])
+    every = every[np.isfinite(every) & (every > 0)]
+    if every.size:
+        log_axis(fig, float(every.min()), float(every.max()), "y", title=y_title)
+    else:
+        fig.update_yaxes(type="log", title=y_title)
+    fig.update_xaxes(title=x_title, exponentformat="power")
+    titled(layout(fig, title, legend_y=-0.2, anchor_top=False), title)
     return fig
 
 
@@ -253,13 +317,14 @@ def neighbour_distance_profile(distances, word: str, k: int = 100, title: str | 
                              line=dict(color=COLOURS["original"], width=2.5), marker=dict(size=4),
                              hovertemplate="rank %{x}<br>distance %{y:.4f}<extra></extra>"))
     if d.size > 1:
+        # in the empty band under the distance line and above the bars (the steps after the first are
+        # small, near 0): the label covers neither
         fig.add_annotation(x=1, y=d[1], text=f"nearest neighbour: {d[1]:.3f} away", showarrow=True, arrowhead=2,
-                           ax=60, ay=30, font=dict(color=COLOURS["original"]))
+                           ax=40, ay=60, xanchor="left", yanchor="top", font=dict(color=COLOURS["original"]))
     fig.update_xaxes(title="rank of the neighbour (0 = the word itself)")
-    fig.update_yaxes(title="Euclidean distance", rangemode="tozero")
-    fig.update_layout(title=title, bargap=0.1, margin=MARGIN,
-                      legend=dict(orientation="h", y=-0.25))
-    return fig
+    fig.update_yaxes(title="Euclidean distance", range=[0, 1.25 * float(np.nanmax(d))] if d.size else None)
+    fig.update_layout(bargap=0.1, margin=MARGIN, legend=dict(orientation="h", y=-0.25))
+    return titled(fig, title)
 
 
 def neighbour_gap_distributions(values: dict, means: dict | None = None, published: dict | None = None,
@@ -277,25 +342,29 @@ def neighbour_gap_distributions(values: dict, means: dict | None = None, publish
         fig.add_trace(go.Bar(x=(edges[:-1] + edges[1:]) / 2, y=counts / max(v.size, 1), width=np.diff(edges),
                              name=z_label(name), marker_color=_z_colour(name), opacity=0.55,
                              hovertemplate="z %{x:.3f}: %{y:.1%} of words<extra></extra>"))
+    # The means are vertical lines with a legend entry each: labels written over the histogram covered
+    # its bars (issue 22: "an annotation over a bar").
+    top = max((float(t.y.max()) for t in fig.data if len(t.y)), default=1.0) * 1.05
     for name in finite:
         colour = _z_colour(name)
+        short = z_label(name).split(" (Eq")[0].split(" = ")[0]  # "z(w, x₁)", "z(x₁, x₂)"
         if means and name in means and np.isfinite(means[name]):
-            fig.add_vline(x=means[name], line=dict(color=colour, width=2),
-                          annotation=dict(text=f"mean {means[name]:.3f}", font=dict(color=colour)),
-                          annotation_position="top")
+            fig.add_trace(go.Scatter(x=[means[name]] * 2, y=[0, top], mode="lines", name=f"mean {short}: "
+                                     f"{means[name]:.3f}", line=dict(color=colour, width=2),
+                                     hovertemplate=f"our mean {means[name]:.3f}<extra></extra>"))
         if published and name in published:
-            fig.add_vline(x=published[name], line=dict(color=colour, width=2, dash="dot"),
-                          annotation=dict(text=f"paper {published[name]:.3f}", font=dict(color=colour)),
-                          annotation_position="bottom right")
-    fig.update_layout(barmode="overlay", bargap=0, title=title, margin=MARGIN,
-                      legend=dict(orientation="h", y=-0.25))
+            fig.add_trace(go.Scatter(x=[published[name]] * 2, y=[0, top], mode="lines",
+                                     name=f"paper's mean {short}: {published[name]:.3f}",
+                                     line=dict(color=colour, width=2, dash="dot"),
+                                     hovertemplate=f"paper {published[name]:.3f}<extra></extra>"))
+    fig.update_layout(barmode="overlay", bargap=0, margin=MARGIN, legend=dict(orientation="h", y=-0.25))
     fig.update_xaxes(title="z (same units as the embedding)")
-    fig.update_yaxes(title="fraction of words", tickformat=".0%")
-    return fig
+    fig.update_yaxes(title="fraction of words", tickformat=".0%", range=[0, top])
+    return titled(fig, title)
 
 
 def win_probabilities_vs_epsilon(probabilities, frequencies=None, word: tuple | None = None,
-                                 title: str | None = None) -> go.Figure:
+                                 title: str | None = None, *, chosen_epsilon: float | None = None) -> go.Figure:
     """Fig. 6: Pr[w beats x₁] = F_Z(z(w, x₁)) and Pr[x₁ beats x₂] = F_Z(z(x₁, x₂)) against ε
     (``probabilities``: a `WinProbabilities`; mean over words as lines, 10–90 % of words as a
     band). ``frequencies`` (a `MechanismFrequencies`) overlays what the mechanism did: the
@@ -339,9 +408,16 @@ def win_probabilities_vs_epsilon(probabilities, frequencies=None, word: tuple | 
     fig.add_hline(y=0.5, line=dict(color="grey", dash="dot", width=1),
                   annotation=dict(text="½: a coin toss"), annotation_position="bottom right")
     log_x = np.ptp(np.log10(eps)) > 1.2 if eps.size > 1 else False
-    fig.update_xaxes(title=EPSILON_AXIS, type="log" if log_x else "linear")
+    span = eps
+    if chosen_epsilon is not None:
+        vertical_line(fig, float(chosen_epsilon), f"chosen ε = {chosen_epsilon:g}", log_x=log_x)
+        span = np.append(eps, float(chosen_epsilon))
+    if log_x:
+        log_axis(fig, float(span.min()), float(span.max()), "x", title=EPSILON_AXIS)
+    else:
+        fig.update_xaxes(title=EPSILON_AXIS, type="linear")
     fig.update_yaxes(title="probability", range=[0, 1.02])
-    layout(fig, title, legend_y=-0.25, anchor_top=False)
+    titled(layout(fig, title, legend_y=-0.25, anchor_top=False), title)
     return fig
 
 
@@ -367,13 +443,15 @@ def location_map(point_map, rates=None, epsilon: float | None = None, highlight=
     fig.update_yaxes(title="km (south – north)", scaleanchor="x", scaleratio=1, zeroline=False)
     if title is None and epsilon is not None:
         title = f"How often each place keeps itself at ε = {epsilon:g} per km"
-    fig.update_layout(title=title, margin=MARGIN)
+    fig.update_layout(margin=MARGIN)
+    titled(fig, title, width=36)  # drawn in half the page's width
     return fig
 
 
-def keep_rate_vs_epsilon(keep, places, title: str | None = None) -> go.Figure:
+def keep_rate_vs_epsilon(keep, places, title: str | None = None, *, chosen_epsilon: float | None = None) -> go.Figure:
     """Proportion of runs in which each of ``places`` keeps itself against ε (per km), from a
-    `KeepRates`, with ±2 standard-error bands."""
+    `KeepRates`, with ±2 standard-error bands; ``chosen_epsilon`` (per km): the page's ε, a dotted
+    vertical line. Drawn in half the page's width: the short ε axis title."""
     fig = go.Figure()
     eps = np.asarray(keep.epsilons, dtype=float)
     se = keep.standard_errors()
@@ -389,9 +467,13 @@ def keep_rate_vs_epsilon(keep, places, title: str | None = None) -> go.Figure:
         fig.add_trace(go.Scatter(x=eps, y=p, mode="lines+markers", name=place, line=dict(color=colour),
                                  legendgroup=place, hovertemplate=f"{place}<br>ε = %{{x:g}} per km<br>"
                                                                   "keeps itself %{y:.1%}<extra></extra>"))
-    log_axis(fig, float(np.min(eps)), float(np.max(eps)), "x", title=EPSILON_AXIS.replace("ε", "ε per km", 1))
-    fig.update_yaxes(title="proportion of runs that keep the place", range=[0, 1.02], tickformat=".0%")
-    layout(fig, title, legend_y=-0.25, anchor_top=False)
+    span = eps if chosen_epsilon is None else np.append(eps, float(chosen_epsilon))
+    if chosen_epsilon is not None:
+        vertical_line(fig, float(chosen_epsilon), f"ε = {chosen_epsilon:g}", log_x=True)
+    log_axis(fig, float(np.min(span)), float(np.max(span)), "x",
+             title=EPSILON_AXIS_SHORT.replace("ε  ", "ε per km<br>", 1))
+    fig.update_yaxes(title="runs that keep the place", range=[0, 1.02], tickformat=".0%")
+    titled(layout(fig, title, legend_y=-0.25, anchor_top=False), title, width=36)
     return fig
 
 
@@ -464,19 +546,22 @@ def epsilon_tradeoff(results, answers=None, privacy: str = "unchanged", utility:
                 marker=dict(symbol="circle-open", size=17, color=colour, line=dict(width=2.5)),
                 customdata=eps[ok], hovertemplate=f"recommended: ε = %{{customdata:g}}<extra>{r.label}</extra>",
             ))
-    fig.update_xaxes(title=utility_title or f"{utility} (utility)")
-    fig.update_yaxes(title=privacy_title or f"{privacy} (privacy)")
-    layout(fig, title, legend_y=-0.25, anchor_top=False)
+    fig.update_xaxes(title=utility_title or f"{utility} (utility)", exponentformat="power")
+    fig.update_yaxes(title=privacy_title or f"{privacy} (privacy)", exponentformat="power")
+    titled(layout(fig, title, legend_y=-0.25, anchor_top=False), title)
     return fig
 
 
 def metric_vs_epsilon(results, metric: str, answers=None, target: float | None = None, target_label: str = "target",
                       y_title: str | None = None, fraction: bool = False, log_y: bool = False,
-                      offset: float = 0.0, title: str | None = None) -> go.Figure:
+                      offset: float = 0.0, title: str | None = None, *, chosen_epsilon: float | None = None,
+                      narrow: bool = False) -> go.Figure:
     """One metric against epsilon: a line per mechanism with its band (the results' ``bands``,
     ±2 SE), ``target`` as a dashed horizontal line, and each mechanism's recommended range of
     epsilons (``answers[i].range``) shaded in its colour. The epsilon axis is `EPSILON_AXIS`.
-    ``offset`` is added to every value (e.g. 1 to draw ranks + 1 on a log axis)."""
+    ``offset`` is added to every value (e.g. 1 to draw ranks + 1 on a log axis). ``chosen_epsilon``:
+    a dotted vertical line there; ``narrow``: drawn in half the page's width (the short ε axis
+    title, a title wrapped sooner)."""
     fig = go.Figure()
     all_eps = np.concatenate([np.asarray(r.epsilons, dtype=float) for r in results]) if results else np.ones(1)
     log_x = _log_epsilon_axis(all_eps)
@@ -490,8 +575,9 @@ def metric_vs_epsilon(results, metric: str, answers=None, target: float | None =
             fillcolor=rgba(colour, 0.15), line=dict(width=0), hoverinfo="skip", showlegend=False, legendgroup=r.label,
         ))
         fmt = ".1%" if fraction else ".4g"
+        name = short_label(r.label) if narrow else r.label  # legends of half-width charts were cut off
         fig.add_trace(go.Scatter(
-            x=x, y=y, mode="lines+markers", name=r.label, line=dict(color=colour), legendgroup=r.label,
+            x=x, y=y, mode="lines+markers", name=name, line=dict(color=colour), legendgroup=r.label,
             customdata=np.stack([lo, hi], axis=1),
             hovertemplate=(f"{r.label}<br>ε = %{{x:g}}<br>%{{y:{fmt}}} (band %{{customdata[0]:{fmt}}}–"
                            f"%{{customdata[1]:{fmt}}})<extra></extra>"),
@@ -504,12 +590,26 @@ def metric_vs_epsilon(results, metric: str, answers=None, target: float | None =
             fig.add_vrect(x0=a, x1=b, fillcolor=colour, opacity=0.12, line_width=0, layer="below")
             fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", legendgroup=r.label,
                                      marker=dict(symbol="square", size=12, color=rgba(colour, 0.3)),
-                                     name=f"recommended ε — {r.label}"))
+                                     name=f"recommended ε — {name}"))
     if target is not None:
         fig.add_hline(y=target, line=dict(color="#444", dash="dash", width=1.5),
                       annotation_text=target_label, annotation_position="top left")
-    fig.update_xaxes(title=EPSILON_AXIS, type="log" if log_x else "linear")
-    fig.update_yaxes(title=y_title or metric, type="log" if log_y else "linear",
-                     **({"tickformat": ".0%", "range": [-0.02, 1.02]} if fraction else {}))
-    layout(fig, title, legend_y=-0.3, anchor_top=False)
+    axis_title = EPSILON_AXIS_SHORT if narrow else EPSILON_AXIS
+    span = all_eps
+    if chosen_epsilon is not None:
+        vertical_line(fig, float(chosen_epsilon), f"ε = {chosen_epsilon:g}", log_x=log_x)
+        span = np.append(all_eps, float(chosen_epsilon))
+    if log_x:
+        log_axis(fig, float(span.min()), float(span.max()), "x", title=axis_title)
+    else:
+        fig.update_xaxes(title=axis_title, type="linear")
+    y_properties = {"tickformat": ".0%", "range": [-0.02, 1.02]} if fraction else {"exponentformat": "power"}
+    values = np.concatenate([np.asarray(t.y, dtype=float) for t in fig.data if t.y is not None
+                             and len(t.y) and t.y[0] is not None]) if fig.data else np.empty(0)
+    values = values[np.isfinite(values) & (values > 0)]
+    if log_y and values.size:
+        log_axis(fig, float(values.min()), float(values.max()), "y", title=y_title or metric)
+    else:
+        fig.update_yaxes(title=y_title or metric, type="log" if log_y else "linear", **y_properties)
+    titled(layout(fig, title, legend_y=-0.3, anchor_top=False), title, width=30 if narrow else 60)
     return fig

@@ -37,11 +37,13 @@ def _axis_title(metric: str, close: int) -> str:
     return f"{label} ({direction})"
 
 
-def choice_figures(choice: EpsilonChoice, privacy_metric: str = "unchanged") -> list:
+def choice_figures(choice: EpsilonChoice, privacy_metric: str = "unchanged", *, chosen_epsilon: float | None = None,
+                   narrow: bool = False) -> list:
     """The charts of a choice as (key, figure) pairs: the trade-off (``privacy_metric`` against
     the utility target's metric), then each metric of `METRIC_CHARTS` against epsilon with its
     ±2 SE band, the targets as lines and the recommended ranges shaded. Used by the page and
-    the report alike."""
+    the report alike. ``chosen_epsilon``: an ε to mark on every chart against ε; ``narrow``: the
+    charts against ε are drawn in half the page's width."""
     if privacy_metric not in METRICS:
         raise ValueError(f"privacy_metric must be one of {', '.join(METRICS)}, got {privacy_metric!r}.")
     t, K = choice.targets, choice.close
@@ -63,6 +65,7 @@ def choice_figures(choice: EpsilonChoice, privacy_metric: str = "unchanged") -> 
             results, metric, answers, target=target, target_label=label,
             y_title=("median rank + 1 (log scale; lower = more utility)" if rank else _axis_title(metric, K)),
             fraction=fraction, log_y=rank or metric == "effective", offset=1.0 if rank else 0.0,
+            chosen_epsilon=chosen_epsilon, narrow=narrow,
             title=title.replace("K nearest", f"{K} nearest")
             + (f" — from {choice.samples:,} runs it saturates near {1.65 * choice.samples:,.0f}"
                if metric == "effective" and not all(r.exact for r in results) else ""))))
