@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 
-from privlib.cli import corpus, erm, label_dp, projections, words
+from privlib.cli import audit, corpus, erm, label_dp, projections, risk, words
 from privlib.cli.common import (
     EXIT_USAGE,
     Command,
@@ -33,6 +33,8 @@ TOPIC_COMMANDS: tuple[tuple[Command, ...], ...] = (
     projections.COMMANDS,
     label_dp.COMMANDS,
     erm.COMMANDS,
+    risk.COMMANDS,
+    audit.COMMANDS,
 )
 
 

@@ -1,0 +1,97 @@
+"""Auditing a private-learning mechanism against its claim (`privlib.core.audit`: the empirical
+lower bound ε̂ with Clopper–Pearson confidence; Jagielski, Ullman & Oprea 2020, Nasr et al. 2021).
+
+The unit of protection is one record, and every mechanism here is private under replace-one
+neighbours. The pair: `AUDIT_RECORDS` synthetic regression records (d = `AUDIT_FEATURES`, the squared
+loss on the unit ball; `privlib.erm.datasets.synthetic_records`, seed 0) whose last feature is set
+to 0, and one more record x* = e_d (the last unit vector) with target y = +1 in one data set and
+y = −1 in the other. The other records leave the direction of x* unconstrained, so replacing that
+record moves the fit as far as one record can along it (its gradient changes by ‖Δb‖ = 4 = 2B, half
+the worst case 2ζ): a pair that makes a weak noise show. The released model w is scored by its
+projection on the difference of the two data sets' non-private fits (what an auditor knows), and the
+mechanism is run once per release on the data set's sufficient statistics.
+
+Input perturbation with the safe calibration is valid only from its smallest n (`min_n`): at an ε
+and δ where `AUDIT_RECORDS` is too few the audit says so instead of running.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import lru_cache
+
+import numpy as np
+
+from privlib.core.audit import DEFAULT_RELEASES, AuditResult, audit, claim_of
+from privlib.core.sweep import Progress
+from privlib.core.validation import shown
+from privlib.erm.datasets import synthetic_records
+from privlib.erm.losses import LOSSES, QuadraticSums
+from privlib.erm.mechanisms import MECHANISMS, InputPerturbation, NonPrivate, check_method, make_mechanism
+
+#: The records of each data set of the pair (the changed one included).
+AUDIT_RECORDS = 1_000
+#: The number of features d.
+AUDIT_FEATURES = 10
+#: The loss (on the ball ‖w‖ ≤ 1).
+AUDIT_LOSS = LOSSES["squared"]
+
+#: The pair, for people.
+UNIT_OF_PROTECTION = (f"one record (replace-one): {AUDIT_RECORDS:,} synthetic records whose last feature is 0 but "
+                      "one, x* = e_d, with target +1 in one data set and −1 in the other")
+
+
+@lru_cache(maxsize=1)
+def neighbouring_sums() -> tuple[QuadraticSums, QuadraticSums]:
+    """The sufficient statistics of the two data sets of the pair (module docstring)."""
+    X, y = synthetic_records(AUDIT_RECORDS, AUDIT_FEATURES, seed=0)
+    X[:, -1] = 0.0
+    X[-1] = 0.0
+    X[-1, -1] = 1.0
+    sums = []
+    for target in (1.0, -1.0):
+        y[-1] = target
+        sums.append(AUDIT_LOSS.sums(X, y))
+    return sums[0], sums[1]
+
+
+def audit_mechanism(name: str, *, epsilon: float, delta: float | None = None, releases: int = DEFAULT_RELEASES,
+                    seed, confidence: float = 0.95, progress: Progress | None = None, allow_long: bool = False,
+                    parameters: Mapping | None = None) -> AuditResult:
+    """Audit the private-learning mechanism ``name`` of `MECHANISMS` at ``epsilon`` (and
+    ``delta``, required by the (ε, δ)-DP mechanisms; with ``parameters``, its ``PARAMETERS``:
+    input perturbation's ``inflate``) on one replaced record (module docstring):
+    `privlib.core.audit.audit` with ``releases`` per data set, ``confidence``, ``seed``,
+    ``progress`` and the refusal of long work (``allow_long``); for output perturbation (ε-DP)
+    ``delta`` is only the δ of ε̂ (default 0). ValueError for an unknown name or
+    parameter, a missing δ, a mechanism without a guarantee (the non-private fit, input
+    perturbation's asymptotic match), or a calibration that is invalid at `AUDIT_RECORDS`."""
+    parameters = dict(parameters or {})
+    cls = MECHANISMS[check_method(name)]
+    if not cls.REQUIRES_EPSILON:
+        raise ValueError(f"{cls.label} has no privacy guarantee, so there is no claim to audit.")
+    unknown = sorted(set(map(str, parameters)) - set(cls.PARAMETERS))
+    if unknown:
+        raise ValueError(f"{name} has no parameter(s) {', '.join(shown(key) for key in unknown[:5])}; its parameters "
+                         f"are: {', '.join(cls.PARAMETERS) or 'none'}.")
+    mechanism = make_mechanism(name, epsilon=epsilon, delta=delta, **parameters)
+    claim = claim_of(mechanism)
+    pair = neighbouring_sums()
+    if isinstance(mechanism, InputPerturbation):
+        calibration = mechanism.calibration(AUDIT_RECORDS, AUDIT_FEATURES, AUDIT_LOSS)
+        if not calibration.valid:
+            raise ValueError(f"{mechanism.label} gives no model for the audit's {AUDIT_RECORDS:,} records: "
+                             f"{calibration.reason}")
+    reference = NonPrivate()
+    fits = [reference.release(sums, AUDIT_LOSS).w for sums in pair]
+    difference, middle = fits[0] - fits[1], (fits[0] + fits[1]) / 2
+
+    def release(sums, rng, size):
+        return np.array([mechanism.release(sums, AUDIT_LOSS, rng).w for _ in range(size)])
+
+    return audit(release, pair, releases=releases, seed=seed, confidence=confidence,
+                 delta=delta if claim.delta is None else claim.delta, claim=claim,
+                 score=lambda outputs: (outputs - middle) @ difference, progress=progress, allow_long=allow_long)
+
+
+__all__ = ["AUDIT_FEATURES", "AUDIT_LOSS", "AUDIT_RECORDS", "MECHANISMS", "UNIT_OF_PROTECTION", "audit_mechanism",
+           "neighbouring_sums"]

@@ -1,0 +1,904 @@
+"""What an attacker learns from a sanitised word: re-identification among the N most frequent words.
+
+The game (spec "attacks and audits" §2–§3, Words). A secret word w is drawn from a prior π over
+the candidates — the N most frequent words of the space (default 2,000; GloVe's rows are in
+frequency order), π uniform or Zipf (π_r ∝ 1/r, a proxy for word frequencies) — and sanitised
+once; the attacker sees the output o (a row of the whole vocabulary: outputs and the mechanism's
+normalisers use its full vocabulary) and names one candidate.
+
+* **Bayes re-identification** (exact, for the mechanisms with an exact output law: SanText,
+  SanText+, TEM, CusText): the best attacker's success is Σ_o max_w π_w P(o | w) (guess the
+  posterior argmax for each output; Wasserman & Zhou 2010, Chatzikokolakis et al. 2013). No
+  attacker who sees one output does better; `BayesAttack.posterior` gives each output's posterior.
+* **Guess the output itself**: success Σ_w π_w P(M(w) = w) — the naive attacker who names the
+  output word (0 when the output is not a candidate).
+* **The prior baseline** π_max: naming the most likely candidate without looking at the output.
+* **A sampled attack** (any mechanism; the only one for the multivariate Laplace mechanism, the
+  post-processing fix, Mahalanobis and Vickrey, which have no closed-form law): likelihoods are
+  estimated from one set of samples (m outputs per candidate), the decision rule is fixed, and it
+  is scored on fresh runs (inputs drawn from π) with a binomial (Wilson) interval. It is one
+  attacker, so its success is a lower bound on the best attacker's; scored on its own fitting
+  samples it overstates (`SampledAttack.in_sample`).
+
+Success against ε beside a utility measure — the share of outputs that are a close neighbour of
+the input (rank 1..K, K = 100, `privlib.words.neighbours`), the paper's Fig. 2 measure — is the
+frontier (`attack_frontier`); ε values compare only within the Euclidean d_X family.
+
+The §2 bounds under Euclidean ε·d_X-privacy (the LP over the candidates, its cheap dual bound, the
+closed form) are `privlib.core.risk`'s; `metric_bounds` gives them for the candidates of a space
+and `attack_frontier` carries one of them per ε (``bound``).
+
+Cost. The exact attacks compute each candidate's distances to the whole vocabulary in blocks of
+`block_rows` rows (a block of B × V float64 values, at most `BLOCK_BYTES`; two such buffers live),
+and for each ε one exp pass over the block: about N·V·(dim + 10·E) operations for E epsilons, the
+distance product dominating for one ε. Measured (bench/bench_word_attacks.py, 2,000 candidates,
+one ε, CPU seconds of the 2-core Xeon, which a loaded machine stretches less than wall time):
+SanText ~2.3 s CPU on a 50,000-word vocabulary, scaling linearly with V — ~20 s for all 400,000
+GloVe words, so the 5 s of a page is met by the mechanism running on a vocabulary of up to about
+50,000 words (the page's "Vocabulary size"), not on the whole of GloVe. CusText's law is sparse
+(each word's output set is its group of K words): it costs only its groups, built once per space
+(`CusText.groups`, ~9 s on all of GloVe).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from privlib.core.statistics import binomial_standard_error, wilson_interval
+from privlib.core.sweep import Progress, child_rng
+from privlib.core.validation import check_epsilons, check_positive_int, check_seed, shown
+from privlib.words.mechanisms import TEM, CusText, Mechanism, SanText, SanTextPlus, resolve_mechanism
+from privlib.words.neighbours import DEFAULT_CLOSE
+
+#: Default number of candidates (the most frequent words).
+DEFAULT_CANDIDATES = 2000
+#: The priors over the candidates: uniform, or Zipf (π_r ∝ 1/r: a proxy for word frequencies).
+PRIORS = ("uniform", "zipf")
+#: Largest float64 block of candidate-to-vocabulary values held at once (two such buffers live).
+BLOCK_BYTES = 128 * 2**20
+#: Default outputs per candidate that fit a sampled attack, and default fresh runs that score it.
+DEFAULT_SAMPLES_PER_WORD = 20
+#: Width of the intervals reported with the sampled attacks, in standard errors.
+INTERVAL_Z = 2.0
+#: The sampled attack's shrinkages f to choose from (`CountRule`): 0 = counts alone, 1000 ≈ the prior alone.
+SHRINKAGES = (0.0, 0.001, 0.01, 0.1, 1.0, 10.0, 1000.0)
+#: Columns sampled to bound a word's K-th nearest distance before the exact partition.
+NEAREST_SAMPLE = 4096
+#: The mechanisms whose exact law the Bayes attack uses.
+EXACT_MECHANISMS = (SanText, SanTextPlus, TEM, CusText)
+
+
+# ----------------------------------------------------------------------------- candidates
+@dataclass(frozen=True, eq=False)
+class Candidates:
+    """The N most frequent words (rows 0..N−1 of the space: candidate index = row) and a prior."""
+
+    count: int
+    prior_name: str
+    prior: np.ndarray
+
+    @property
+    def rows(self) -> np.ndarray:
+        return np.arange(self.count, dtype=np.int64)
+
+    @property
+    def prior_baseline(self) -> float:
+        """π_max: the success of naming the most likely candidate without looking at the output."""
+        return float(self.prior.max())
+
+    @property
+    def label(self) -> str:
+        kind = "uniform prior" if self.prior_name == "uniform" else "Zipf prior (π_r ∝ 1/r, a proxy for frequencies)"
+        return f"the {self.count:,} most frequent words, {kind}"
+
+
+def word_candidates(space, count: int = DEFAULT_CANDIDATES, prior: str = "uniform") -> Candidates:
+    """The ``count`` most frequent words of ``space`` (its first rows) with the prior ``prior``:
+    "uniform" (π_w = 1/N) or "zipf" (π_r ∝ 1/r for the word of rank r = 1..N, a proxy: the
+    frequencies of the words themselves are not in the embedding)."""
+    count = check_positive_int(count, "count (number of candidate words)", minimum=2, maximum=len(space))
+    if prior not in PRIORS:
+        raise ValueError(f"prior must be one of {', '.join(PRIORS)}, got {shown(prior)}.")
+    if prior == "uniform":
+        weights = np.full(count, 1.0 / count)
+    else:
+        weights = 1.0 / np.arange(1, count + 1, dtype=np.float64)
+        weights /= weights.sum()
+    weights.flags.writeable = False
+    return Candidates(count, prior, weights)
+
+
+def _candidates(space, candidates, prior) -> Candidates:
+    if isinstance(candidates, Candidates):
+        if candidates.count > len(space):
+            raise ValueError(f"{candidates.count:,} candidates, but the space has only {len(space):,} words.")
+        return candidates
+    # the default: the 2,000 most frequent words, or the whole vocabulary of a smaller space
+    return word_candidates(space, min(DEFAULT_CANDIDATES, len(space)) if candidates is None else candidates, prior)
+
+
+def close_neighbours(space, count: int, close: int = DEFAULT_CLOSE) -> np.ndarray:
+    """The neighbour order's first ``close`` + 1 rows for each of the first ``count`` rows, shape
+    (count, close + 1): column 0 the word itself, columns 1..K its close neighbours (rank 1..K of
+    `privlib.words.neighbours`: by squared distance, ties by row). Built once per space and
+    kept with it (`EmbeddingSpace.derived`)."""
+    count = check_positive_int(count, "count", minimum=1, maximum=len(space))
+    close = _close(space, close)
+    holder = _close_holder(space, count, close)
+    if "table" not in holder:
+        holder["table"] = _close_table(space, count, close)
+    return holder["table"]
+
+
+def _close(space, close) -> int:
+    """K, the close-neighbour cut-off: `DEFAULT_CLOSE` (the paper's 100, at most V − 1) for None."""
+    if close is None:
+        return min(DEFAULT_CLOSE, len(space) - 1)
+    return check_positive_int(close, "close (K)", minimum=1, maximum=len(space) - 1)
+
+
+def _close_holder(space, count: int, close: int) -> dict:
+    """The space's cache entry for the table: a dict, filled by whichever computation gets there
+    first (`close_neighbours`, or the exact attacks' own pass over the same distances)."""
+    return space.derived(("word-attacks-close", count, close), dict)
+
+
+def _close_table(space, count: int, close: int) -> np.ndarray:
+    table = np.empty((count, close + 1), dtype=np.int64)
+    rows_per_block = block_rows(len(space))
+    for start in range(0, count, rows_per_block):
+        rows = np.arange(start, min(start + rows_per_block, count))
+        table[start:start + rows.size] = _nearest_rows(space.squared_distances(rows), rows, close)
+    table.flags.writeable = False
+    return table
+
+
+def _nearest_rows(sq: np.ndarray, rows: np.ndarray, close: int) -> np.ndarray:
+    """Ranks 0..K of each row of squared distances ``sq`` (the word itself first, then by
+    distance, ties by row: the stable order of `privlib.words.neighbours.neighbour_ranks`)."""
+    out = np.empty((rows.size, close + 1), dtype=np.int64)
+    stride = max(1, sq.shape[1] // NEAREST_SAMPLE)
+    for i, row in enumerate(rows):
+        d = sq[i]
+        kept = d[row]
+        d[row] = -1.0
+        # the (K+1)-th smallest of a strided sample bounds the row's own from above: partition
+        # only the words below it (a full partition of 400,000 values per word is ~10 x slower)
+        sample = d[::stride]
+        near = np.flatnonzero(d <= np.partition(sample, close)[close]) if sample.size > close else np.arange(d.size)
+        kth = np.partition(d[near], close)[close]
+        near = near[d[near] <= kth]
+        out[i] = near[np.lexsort((near, d[near]))][:close + 1]
+        d[row] = kept
+    return out
+
+
+def block_rows(vocabulary: int) -> int:
+    """Candidates per block: a block of candidates × vocabulary float64 values within `BLOCK_BYTES`."""
+    return max(1, BLOCK_BYTES // (8 * int(vocabulary)))
+
+
+def candidate_distances(space, count: int) -> np.ndarray:
+    """Euclidean distances between the first ``count`` words, a (count × count) float64 matrix
+    (the library's formula, made exactly symmetric with a zero diagonal)."""
+    count = check_positive_int(count, "count", minimum=1, maximum=len(space))
+    rows = np.arange(count, dtype=np.int64)
+    d = _pair_distances(space, rows, rows)
+    d = (d + d.T) / 2.0
+    np.fill_diagonal(d, 0.0)
+    return d
+
+
+def metric_bounds(space, epsilon: float, *, candidates=None, prior: str = "uniform", lp: bool = True):
+    """The §2 bounds on re-identification among the candidates under ε·d_X-privacy with Euclidean d
+    (the guarantee of the multivariate Laplace mechanism, the post-processing fix, Vickrey, SanText
+    and TEM; not Mahalanobis, whose d is its own, nor SanText+'s kept words or CusText across
+    groups): `privlib.core.risk.metric_reidentification_bounds` over the candidates' distances —
+    the LP (when ``lp``; seconds for a few hundred candidates, 6–45 s for 2,000), the cheap dual
+    bound and the closed form."""
+    from privlib.core.risk import metric_reidentification_bounds
+
+    cand = _candidates(space, candidates, prior)
+    return metric_reidentification_bounds(cand.prior, candidate_distances(space, cand.count), epsilon, lp=lp)
+
+
+# ----------------------------------------------------------------------------- exact laws
+def _pair_distances(space, w_rows: np.ndarray, o_rows: np.ndarray) -> np.ndarray:
+    """Euclidean distances between each candidate ``w_rows`` and each output ``o_rows`` (grid,
+    shape (len(w), len(o))), by the library's formula ||a||² + ||b||² − 2<a, b> in float64 from the
+    float32 vectors, clipped at 0, and exactly 0 from a word to itself."""
+    dots = space.vectors[w_rows].astype(np.float64) @ space.vectors[o_rows].astype(np.float64).T
+    sq = space.sq_norms[w_rows][:, None] + space.sq_norms[o_rows][None, :] - 2.0 * dots
+    d = np.sqrt(np.maximum(sq, 0.0))
+    d[w_rows[:, None] == o_rows[None, :]] = 0.0
+    return d
+
+
+class _DenseLaw:
+    """The exact law of SanText, TEM or SanText+ for candidate blocks: ``block`` writes
+    P(o | w) for every output o into a buffer (and keeps the per-candidate constants ``pairs``
+    needs); ``pairs`` gives P(o | w) on a grid of candidates × outputs from those constants."""
+
+    def __init__(self, mechanism, space, epsilon: float, count: int):
+        self.mechanism, self.space, self.epsilon = mechanism, space, epsilon
+        self.n = len(space)
+        self.log_z = np.empty(count)  # log normaliser of each candidate's (shifted) weights
+        self.shift = np.zeros(count)  # the distance subtracted before exp (keeps exp <= 1)
+        if isinstance(mechanism, TEM):
+            self.gamma = mechanism.threshold(self.n, epsilon)
+        if isinstance(mechanism, SanTextPlus):
+            self.first = self.n - mechanism.sensitive_count(self.n)
+            self.p = mechanism.p
+
+    def _effective(self, d):
+        """The distance the exponent uses: d (SanText, SanText+) or min(d, γ) (TEM)."""
+        return np.minimum(d, self.gamma) if isinstance(self.mechanism, TEM) else d
+
+    def block(self, d: np.ndarray, rows: np.ndarray, out: np.ndarray) -> np.ndarray:
+        """P(o | w) for the candidates ``rows`` (distances ``d`` to every word, d(w, w) = 0) in ``out``."""
+        half = 0.5 * self.epsilon
+        if isinstance(self.mechanism, SanTextPlus):
+            return self._block_plus(d, rows, out)
+        if isinstance(self.mechanism, TEM):
+            np.minimum(d, self.gamma, out=out)
+            shift = min(0.0, self.gamma)  # the smallest effective distance (the word itself)
+            out -= shift
+            self.shift[rows] = shift
+            out *= -half
+        else:
+            np.multiply(d, -half, out=out)
+        np.exp(out, out=out)
+        z = out.sum(axis=1)
+        out /= z[:, None]
+        self.log_z[rows] = np.log(z)
+        return out
+
+    def _block_plus(self, d, rows, out):
+        first, half = self.first, 0.5 * self.epsilon
+        out[:, :first] = 0.0
+        sensitive = d[:, first:]
+        shift = sensitive.min(axis=1)  # 0 for a sensitive word (itself), the nearest sensitive word's otherwise
+        np.subtract(sensitive, shift[:, None], out=out[:, first:])
+        out[:, first:] *= -half
+        np.exp(out[:, first:], out=out[:, first:])
+        z = out[:, first:].sum(axis=1)
+        out[:, first:] /= z[:, None]
+        self.log_z[rows], self.shift[rows] = np.log(z), shift
+        kept = rows < first  # non-sensitive: itself with probability 1 − p, else the law over V_S
+        if kept.any():
+            out[kept, first:] *= self.p
+            out[np.flatnonzero(kept), rows[kept]] = 1.0 - self.p
+        return out
+
+    def pairs(self, w_rows: np.ndarray, o_rows: np.ndarray) -> np.ndarray:
+        """P(o | w) on the grid candidates ``w_rows`` × outputs ``o_rows`` (after ``block`` has run
+        for those candidates)."""
+        d = _pair_distances(self.space, w_rows, o_rows)
+        log_p = -0.5 * self.epsilon * (self._effective(d) - self.shift[w_rows][:, None]) - self.log_z[w_rows][:, None]
+        p = np.exp(log_p)
+        if isinstance(self.mechanism, SanTextPlus):
+            first = self.first
+            kept = (w_rows < first)[:, None]
+            p = np.where(kept, self.p * p, p)
+            p[:, o_rows < first] = 0.0
+            same = (w_rows[:, None] == o_rows[None, :]) & kept
+            p[same] = 1.0 - self.p
+        return p
+
+
+class _GroupLaw:
+    """CusText's exact law: each word's outputs are its group Y (K words); u(x, y) =
+    −(d(x, y) − min_Y d(x, ·))/(max_Y d(x, ·) − min_Y d(x, ·)) (0 when max = min) and
+    P(y | x) ∝ e^{ε u(x, y)/2} over Y (`privlib.words.mechanisms.CusText`)."""
+
+    def __init__(self, mechanism: CusText, space, epsilons: np.ndarray, count: int):
+        self.mechanism, self.space, self.epsilons = mechanism, space, epsilons
+        mapped = mechanism.vocab_limit if mechanism.vocab_limit is not None else len(space)
+        if count > min(mapped, len(space)):
+            raise ValueError(f"CusText maps only the {min(mapped, len(space)):,} most frequent words (vocab_limit): "
+                             f"choose at most that many candidates, or raise vocab_limit.")
+        self.groups = mechanism.groups(space)
+        self.low = np.empty(count)
+        self.high = np.empty(count)
+        self.log_z = np.empty((epsilons.size, count))
+
+    def group_laws(self, members: np.ndarray, inputs: np.ndarray) -> np.ndarray:
+        """P(y | x) for x in ``inputs`` (candidates of the group) and y in ``members`` (the
+        group), for every ε: shape (E, len(inputs), len(members))."""
+        d = _pair_distances(self.space, inputs, members)
+        low, high = d.min(axis=1), d.max(axis=1)
+        spread = high - low
+        u = np.where(spread[:, None] > 0, -(d - low[:, None]) / np.where(spread > 0, spread, 1.0)[:, None], 0.0)
+        self.low[inputs], self.high[inputs] = low, high
+        weights = np.exp(0.5 * self.epsilons[:, None, None] * u[None])  # u <= 0: no overflow
+        z = weights.sum(axis=2)
+        self.log_z[:, inputs] = np.log(z)
+        return weights / z[:, :, None]
+
+    def pairs(self, j: int, w_rows: np.ndarray, o_rows: np.ndarray) -> np.ndarray:
+        """P(o | w) at ε number ``j`` on the grid candidates × outputs (after `group_laws`)."""
+        d = _pair_distances(self.space, w_rows, o_rows)
+        spread = (self.high - self.low)[w_rows][:, None]
+        u = np.where(spread > 0, -(d - self.low[w_rows][:, None]) / np.where(spread > 0, spread, 1.0), 0.0)
+        p = np.exp(0.5 * self.epsilons[j] * u - self.log_z[j, w_rows][:, None])
+        same_group = self.groups.group_of[w_rows][:, None] == self.groups.group_of[o_rows][None, :]
+        return np.where(same_group, p, 0.0)
+
+
+@dataclass(frozen=True, eq=False)
+class BayesAttack:
+    """The exact attacks on one mechanism at one ε over the candidates (all exact: no standard error).
+
+    ``success``: the Bayes attacker's Σ_o max_w π_w P(o | w); ``guess_output``: Σ_w π_w P(M(w) = w);
+    ``prior_baseline``: π_max; ``close``: Σ_w π_w P(rank of the output among w's neighbours is
+    1..K) (utility; K = ``settings["close"]``). `posterior` and `guesses` give the attacker's view of
+    any outputs."""
+
+    mechanism: str
+    label: str
+    epsilon: float
+    candidates: Candidates
+    success: float
+    guess_output: float
+    close: float
+    settings: dict
+    _likelihood: object = field(repr=False)
+
+    standard_error: float = 0.0
+
+    @property
+    def prior_baseline(self) -> float:
+        return self.candidates.prior_baseline
+
+    @property
+    def advantage(self) -> float:
+        """Success above the prior baseline (points of probability)."""
+        return self.success - self.prior_baseline
+
+    def likelihoods(self, outputs) -> np.ndarray:
+        """P(o | w) for every candidate w (rows) and each output of ``outputs`` (rows or words;
+        columns): at most 4·`BLOCK_BYTES` of values at once (`guesses` takes any number)."""
+        outputs = _output_rows(outputs, self._likelihood.space)
+        if 8 * outputs.size * self.candidates.count > 4 * BLOCK_BYTES:
+            raise ValueError(f"{outputs.size:,} outputs × {self.candidates.count:,} candidates is too large at once: "
+                             f"ask for at most {4 * BLOCK_BYTES // (8 * self.candidates.count):,} outputs per call.")
+        return self._likelihood(self.candidates.rows, outputs)
+
+    def posterior(self, outputs) -> np.ndarray:
+        """P(w | o) over the candidates (rows) for each output of ``outputs`` (columns); a column of
+        NaN for an output no candidate produces."""
+        joint = self.candidates.prior[:, None] * self.likelihoods(outputs)
+        total = joint.sum(axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(total > 0, joint / total, np.nan)
+
+    def guesses(self, outputs) -> np.ndarray:
+        """The Bayes attacker's guess (a candidate row, the most frequent on ties) for each output
+        (any number of outputs: computed in blocks)."""
+        outputs = _output_rows(outputs, self._likelihood.space)
+        step = max(1, BLOCK_BYTES // (8 * self.candidates.count))
+        out = np.empty(outputs.size, dtype=np.int64)
+        for start in range(0, outputs.size, step):
+            chunk = outputs[start:start + step]
+            joint = self.candidates.prior[:, None] * self._likelihood(self.candidates.rows, chunk)
+            out[start:start + step] = np.argmax(joint, axis=0)
+        return out
+
+    def rule_success(self, rule) -> float:
+        """The exact success of any decision rule: Σ_o π_g(o) P(o | g(o)) over every output o of the
+        vocabulary, ``rule(outputs)`` giving the guessed candidate row g(o) for an array of output
+        rows (e.g. a fitted `SampledAttack.guess`)."""
+        space = self._likelihood.space
+        total = 0.0
+        step = max(1, BLOCK_BYTES // (8 * 64))
+        for start in range(0, len(space), step):
+            outputs = np.arange(start, min(start + step, len(space)), dtype=np.int64)
+            guessed = np.asarray(rule(outputs), dtype=np.int64)
+            for value in np.unique(guessed):
+                chosen = outputs[guessed == value]
+                p = self._likelihood(np.array([value]), chosen)[0]
+                total += float(self.candidates.prior[value] * p.sum())
+        return total
+
+    def to_dict(self) -> dict:
+        return {"mechanism": self.mechanism, "label": self.label, "epsilon": self.epsilon, "exact": True,
+                "candidates": self.candidates.count, "prior": self.candidates.prior_name,
+                "success": self.success, "standard_error": 0.0, "guess_output": self.guess_output,
+                "prior_baseline": self.prior_baseline, "close": self.close, "settings": self.settings}
+
+
+class _Likelihood:
+    """P(o | w) on a grid from one exact law at one ε (what a `BayesAttack` keeps)."""
+
+    def __init__(self, law, space, j: int | None = None):
+        self.law, self.space, self.j = law, space, j
+
+    def __call__(self, w_rows, o_rows) -> np.ndarray:
+        w_rows = np.asarray(w_rows, dtype=np.int64)
+        if self.j is None:
+            return self.law.pairs(w_rows, o_rows)
+        return self.law.pairs(self.j, w_rows, o_rows)
+
+
+def _output_rows(outputs, space) -> np.ndarray:
+    """Output rows from rows (an integer array, checked at once) or words."""
+    array = np.atleast_1d(np.asarray(outputs))
+    if array.dtype.kind in "iu":
+        if array.size and (array.min() < 0 or array.max() >= len(space)):
+            raise ValueError(f"Output rows must be between 0 and {len(space) - 1}.")
+        return array.astype(np.int64).ravel()
+    return np.array([space.row(o if isinstance(o, str) else int(o)) for o in array.ravel().tolist()], dtype=np.int64)
+
+
+def _exact_mechanism(mechanism) -> Mechanism:
+    mechanism = resolve_mechanism(mechanism)
+    exact = isinstance(mechanism, EXACT_MECHANISMS)  # a bad value of a valid type: ValueError
+    if not exact:
+        names = ", ".join(cls.name for cls in EXACT_MECHANISMS)
+        raise ValueError(f"{mechanism.label} has no exact output law: the exact Bayes attack runs on {names}; "
+                         "use sampled_attack for the others.")
+    return mechanism
+
+
+def _epsilons(mechanism: Mechanism, epsilons) -> np.ndarray:
+    if epsilons is None:
+        if mechanism.is_family:
+            raise ValueError("Give the epsilon(s): this mechanism is a family (no ε of its own).")
+        return np.array([mechanism.epsilon])
+    return check_epsilons(epsilons)
+
+
+def bayes_attacks(space, mechanism, epsilons=None, *, candidates=None, prior: str = "uniform",
+                  close: int | None = None, progress: Progress | None = None) -> list[BayesAttack]:
+    """The exact attacks (`BayesAttack`) on ``mechanism`` (SanText, SanText+, TEM or CusText: an
+    instance, a family, a name or a (name, parameters) pair) at each ε of ``epsilons`` (None: the
+    mechanism's own), over ``candidates`` (a `Candidates`, or a count: the most frequent words,
+    default 2,000, with ``prior``).
+
+    One pass over the candidates in blocks (`block_rows`): each block's distances to the whole
+    vocabulary serve every ε; per ε the block's law P(o | w) (rows summing to 1, normalisers over
+    the full vocabulary) updates the running max_w π_w P(o | w) of every output o. Success is the
+    sum of those maxima. ``progress(fraction, message)``."""
+    mechanism = _exact_mechanism(mechanism)
+    eps = _epsilons(mechanism, epsilons)
+    cand = _candidates(space, candidates, prior)
+    close = _close(space, close)
+    report = progress or (lambda fraction, message: None)
+    settings = {"close": close, "vocabulary": len(space), "space": space.name}
+    if isinstance(mechanism, CusText):
+        return _group_attacks(space, mechanism, eps, cand, close, report, settings)
+    per_pass = block_rows(len(space))  # the running maxima of a pass: (epsilons × V) within BLOCK_BYTES
+    if eps.size > per_pass:
+        chunks = [eps[i:i + per_pass] for i in range(0, eps.size, per_pass)]
+        results = []
+        for k, chunk in enumerate(chunks):
+            def part(fraction, message, k=k):
+                report((k + fraction) / len(chunks), message)
+
+            results += _dense_attacks(space, mechanism, chunk, cand, close, part, settings)
+        return results
+    return _dense_attacks(space, mechanism, eps, cand, close, report, settings)
+
+
+def _dense_attacks(space, mechanism, eps, cand, close, report, settings) -> list[BayesAttack]:
+    n, count = len(space), cand.count
+    holder = _close_holder(space, count, close)
+    table = holder.get("table")
+    fill = table is None  # not built yet: built in this pass, from the same distances
+    if fill:
+        table = np.empty((count, close + 1), dtype=np.int64)
+    laws = [_DenseLaw(mechanism, space, float(e), count) for e in eps]
+    best = np.zeros((eps.size, n))
+    own = np.empty((eps.size, count))
+    near = np.empty((eps.size, count))
+    step = block_rows(n)
+    buffer = np.empty((min(step, count), n))
+    for start in range(0, count, step):
+        rows = np.arange(start, min(start + step, count), dtype=np.int64)
+        d = space.squared_distances(rows)
+        if fill:  # the close-neighbour table from the same distances (saves a second pass)
+            table[rows] = _nearest_rows(d, rows, close)
+        np.sqrt(d, out=d)
+        d[np.arange(rows.size), rows] = 0.0
+        out = buffer[:rows.size]
+        for j, law in enumerate(laws):
+            p = law.block(d, rows, out)
+            own[j, rows] = p[np.arange(rows.size), rows]
+            near[j, rows] = np.take_along_axis(p, table[rows, 1:], axis=1).sum(axis=1)
+            p *= cand.prior[rows][:, None]
+            np.maximum(best[j], p.max(axis=0), out=best[j])
+        report(rows[-1] / count, f"{mechanism.label}: exact laws of {rows[-1] + 1:,} of {count:,} candidates")
+    if fill:
+        table.flags.writeable = False
+        holder["table"] = table
+    report(1.0, f"{mechanism.label}: done")
+    return [BayesAttack(mechanism.name, mechanism.label, float(e), cand, float(best[j].sum()),
+                        float(cand.prior @ own[j]), float(cand.prior @ near[j]), settings,
+                        _Likelihood(laws[j], space))
+            for j, e in enumerate(eps)]
+
+
+def _group_attacks(space, mechanism, eps, cand, close, report, settings) -> list[BayesAttack]:
+    law = _GroupLaw(mechanism, space, eps, cand.count)
+    table = close_neighbours(space, cand.count, close)
+    groups = law.groups
+    success = np.zeros(eps.size)
+    own = np.empty((eps.size, cand.count))
+    near = np.empty((eps.size, cand.count))
+    ids = np.unique(groups.group_of[cand.rows])
+    for i, g in enumerate(ids):
+        members = groups.members[groups.offsets[g]:groups.offsets[g + 1]]
+        inputs = np.sort(members[members < cand.count])
+        p = law.group_laws(members, inputs)  # (E, inputs, members)
+        success += (cand.prior[inputs][None, :, None] * p).max(axis=1).sum(axis=1)
+        is_self = inputs[:, None] == members[None, :]
+        own[:, inputs] = (p * is_self[None]).sum(axis=2)
+        is_close = (table[inputs, 1:, None] == members[None, None, :]).any(axis=1)
+        near[:, inputs] = (p * is_close[None]).sum(axis=2)
+        if i % 64 == 0:
+            report(i / ids.size, f"{mechanism.label}: exact laws of {i + 1:,} of {ids.size:,} groups")
+    report(1.0, f"{mechanism.label}: done")
+    return [BayesAttack(mechanism.name, mechanism.label, float(e), cand, float(success[j]),
+                        float(cand.prior @ own[j]), float(cand.prior @ near[j]), settings,
+                        _Likelihood(law, space, j))
+            for j, e in enumerate(eps)]
+
+
+def bayes_attack(space, mechanism, epsilon=None, *, candidates=None, prior: str = "uniform",
+                 close: int | None = None, progress: Progress | None = None) -> BayesAttack:
+    """`bayes_attacks` at one ε (None: the mechanism's own)."""
+    return bayes_attacks(space, mechanism, None if epsilon is None else [epsilon], candidates=candidates,
+                         prior=prior, close=close, progress=progress)[0]
+
+
+# ----------------------------------------------------------------------------- the sampled attack
+class CountRule:
+    """A fitted decision rule of the sampled attack: for an output o, the candidate maximising
+
+        π_w · (c_w(o) + f·(C(o) + 1) + ½·[o = w]),
+
+    c_w(o) the fitting samples of w that gave o, C(o) = Σ_w c_w(o) those of every candidate, f ≥ 0
+    the shrinkage. This is the posterior argmax under the estimate P̂(o | w) ∝ c_w(o) + f·(C(o) + 1)
+    + ½[o = w] (all words have the same m samples): each word's counts shrunk towards the pooled
+    (add-one) output law of every word — with m ≈ 20 samples a count of 1 says little about a
+    probability of 1/V, and without shrinkage a rare word seen once would beat a frequent word's
+    prior; a large f leaves the prior (under a uniform prior f changes nothing) — plus half a
+    pseudo-sample on the word itself, so that an output never seen from any word points to itself
+    when it is a candidate. Ties go to the lower row (the more
+    frequent word). Why counts and not a kernel on the embedding: these mechanisms output the word
+    itself or a few recurring words (hubs), which counts capture exactly, while a kernel needs a
+    bandwidth and a distance pass per output."""
+
+    def __init__(self, cand: Candidates, inputs: np.ndarray, outputs: np.ndarray, vocabulary: int, shrinkage: float):
+        self.cand, self.vocabulary, self.shrinkage = cand, int(vocabulary), float(shrinkage)
+        self.pooled_outputs, pooled = np.unique(outputs, return_counts=True)
+        self.pooled = pooled + 1.0  # C(o) + 1
+        keys, counts = np.unique(inputs * np.int64(vocabulary) + outputs, return_counts=True)
+        owners, seen = keys // vocabulary, keys % vocabulary
+        scores = cand.prior[owners] * (counts + self.shrinkage * self._background(seen) + 0.5 * (owners == seen))
+        order = np.lexsort((owners, -scores, seen))  # per output: best score first, then the lower row
+        seen, scores, owners = seen[order], scores[order], owners[order]
+        first = np.concatenate([[True], seen[1:] != seen[:-1]])
+        self.seen, self.scores, self.owners = seen[first], scores[first], owners[first]
+
+    def _background(self, outputs: np.ndarray) -> np.ndarray:
+        at = np.minimum(np.searchsorted(self.pooled_outputs, outputs), self.pooled_outputs.size - 1)
+        return np.where(self.pooled_outputs[at] == outputs, self.pooled[at], 1.0)
+
+    def __call__(self, outputs) -> np.ndarray:
+        """The guessed candidate row for each output row: the best of (a) the best candidate that
+        gave o in fitting, (b) o itself when it is a candidate, (c) the most likely candidate a
+        priori — the score above is largest at one of them."""
+        outputs = np.atleast_1d(np.asarray(outputs, dtype=np.int64))
+        prior, count = self.cand.prior, self.cand.count
+        shrunk = self.shrinkage * self._background(outputs)
+        top = int(np.argmax(prior))
+        guess = np.full(outputs.size, top, dtype=np.int64)
+        score = prior[top] * (shrunk + 0.5 * (outputs == top))
+        own = np.where(outputs < count, prior[np.minimum(outputs, count - 1)] * (shrunk + 0.5), -1.0)
+        better = (own > score) | ((own == score) & (outputs < guess))
+        guess[better], score[better] = outputs[better], own[better]
+        at = np.minimum(np.searchsorted(self.seen, outputs), max(self.seen.size - 1, 0))
+        found = np.flatnonzero(self.seen[at] == outputs) if self.seen.size else np.empty(0, np.int64)
+        fitted, owner = self.scores[at[found]], self.owners[at[found]]
+        take = (fitted > score[found]) | ((fitted == score[found]) & (owner < guess[found]))
+        guess[found[take]] = owner[take]
+        return guess
+
+
+def _weighted_hits(cand: Candidates, rule, inputs: np.ndarray, outputs: np.ndarray, per_word: int) -> tuple:
+    """Σ_w π_w (hits_w / m) over samples laid out word by word (m = ``per_word``), and its SE."""
+    hits = (rule(outputs) == inputs).reshape(cand.count, per_word).mean(axis=1)
+    return float(cand.prior @ hits), float(np.sqrt(np.sum(cand.prior ** 2 * hits * (1 - hits) / per_word)))
+
+
+def fit_count_rule(cand: Candidates, inputs: np.ndarray, outputs: np.ndarray, vocabulary: int,
+                   per_word: int) -> CountRule:
+    """The `CountRule` of fitting samples laid out word by word (``per_word`` outputs of each
+    candidate, in row order), its shrinkage f chosen among `SHRINKAGES` by two-fold
+    cross-validation inside the fitting samples: fit on the first half of each word's samples and
+    score s_f = Σ_w π_w hits_w on the second, and the reverse (mean of the two). With the
+    one-standard-error rule (Breiman et al. 1984, "Classification and Regression Trees", §3.4.3):
+    the largest f whose s_f is within one standard error of the best, SE² = Σ_w π_w² s(1 − s)/m
+    at the best s — with few samples a frequent word's single sample decides s_f by chance, and the
+    rule then prefers the prior to a noisy count. One sample per word: f = 1."""
+    if per_word < 2:
+        return CountRule(cand, inputs, outputs, vocabulary, 1.0)
+    half = per_word // 2
+    layout = np.arange(inputs.size).reshape(cand.count, per_word)
+    parts = (layout[:, :half].ravel(), layout[:, half:2 * half].ravel())
+    scores = []
+    for shrinkage in SHRINKAGES:
+        score = 0.0
+        for fit, held in (parts, parts[::-1]):
+            rule = CountRule(cand, inputs[fit], outputs[fit], vocabulary, shrinkage)
+            score += _weighted_hits(cand, rule, inputs[held], outputs[held], half)[0] / 2
+        scores.append(score)
+    best = max(scores)
+    se = math.sqrt(float(np.sum(cand.prior ** 2)) * best * (1 - best) / (2 * half))
+    chosen = max(f for f, score in zip(SHRINKAGES, scores) if score >= best - se)
+    return CountRule(cand, inputs, outputs, vocabulary, chosen)
+
+
+@dataclass(frozen=True, eq=False)
+class SampledAttack:
+    """A sampled attack on one mechanism at one ε (a lower bound on the best attacker's success).
+
+    Fitting: m outputs per candidate (``samples_per_word``) fix the decision rule `rule` (a
+    `CountRule`, its shrinkage chosen inside the fitting samples). Scoring: ``runs`` fresh inputs
+    drawn from π, one output each: ``success`` = the fraction named right, with its binomial
+    ``standard_error`` and Wilson ``interval``. ``in_sample``: the same rule scored on its own
+    fitting samples, Σ_w π_w (hits_w / m) — optimistic, shown to say by how much.
+    ``guess_output`` and ``close``: the fresh runs' shares of outputs equal to the input and of
+    close neighbours (rank 1..K), with binomial standard errors."""
+
+    mechanism: str
+    label: str
+    epsilon: float
+    candidates: Candidates
+    samples_per_word: int
+    runs: int
+    hits: int
+    in_sample: float
+    in_sample_standard_error: float
+    kept: int
+    closes: int
+    seed: int
+    settings: dict
+    rule: CountRule = field(repr=False)
+
+    @property
+    def success(self) -> float:
+        return self.hits / self.runs
+
+    @property
+    def standard_error(self) -> float:
+        return float(binomial_standard_error(self.success, self.runs))
+
+    def interval(self, z: float = INTERVAL_Z) -> tuple[float, float]:
+        """Wilson interval of the held-out success, ``z`` standard errors wide."""
+        low, high = wilson_interval(self.success, self.runs, z)
+        return float(low), float(high)
+
+    @property
+    def guess_output(self) -> float:
+        return self.kept / self.runs
+
+    @property
+    def guess_output_standard_error(self) -> float:
+        return float(binomial_standard_error(self.guess_output, self.runs))
+
+    @property
+    def close(self) -> float:
+        return self.closes / self.runs
+
+    @property
+    def close_standard_error(self) -> float:
+        return float(binomial_standard_error(self.close, self.runs))
+
+    @property
+    def prior_baseline(self) -> float:
+        return self.candidates.prior_baseline
+
+    def guess(self, outputs) -> np.ndarray:
+        """The fitted rule's guess (a candidate row) for each output row of ``outputs``."""
+        return self.rule(outputs)
+
+    def to_dict(self) -> dict:
+        low, high = self.interval()
+        return {"mechanism": self.mechanism, "label": self.label, "epsilon": self.epsilon, "exact": False,
+                "candidates": self.candidates.count, "prior": self.candidates.prior_name,
+                "samples_per_word": self.samples_per_word, "runs": self.runs, "success": self.success,
+                "standard_error": self.standard_error, "interval": [low, high], "interval_z": INTERVAL_Z,
+                "in_sample": self.in_sample, "in_sample_standard_error": self.in_sample_standard_error,
+                "guess_output": self.guess_output, "guess_output_standard_error": self.guess_output_standard_error,
+                "prior_baseline": self.prior_baseline, "close": self.close,
+                "close_standard_error": self.close_standard_error, "shrinkage": self.rule.shrinkage,
+                "seed": self.seed, "settings": self.settings}
+
+
+def sampled_attack(space, mechanism, epsilon=None, *, candidates=None, prior: str = "uniform",
+                   samples_per_word: int = DEFAULT_SAMPLES_PER_WORD, runs: int | None = None, seed=0,
+                   close: int | None = None, progress: Progress | None = None) -> SampledAttack:
+    """A sampled attack (`SampledAttack`) on any mechanism at ε (None: its own): the rule fitted
+    on ``samples_per_word`` outputs per candidate (`fit_count_rule`), scored on ``runs`` fresh runs
+    (default: as many as the fitting samples) with inputs drawn from the prior. Draws:
+    ``child_rng(seed, "word-attack", part, mechanism name, ε)``, part "fit" or "score".
+    ``progress(fraction, message)``."""
+    mechanism = resolve_mechanism(mechanism)
+    eps = float(_epsilons(mechanism, None if epsilon is None else [epsilon])[0])
+    cand = _candidates(space, candidates, prior)
+    m = check_positive_int(samples_per_word, "samples_per_word", minimum=1, maximum=10_000)
+    runs = cand.count * m if runs is None else check_positive_int(runs, "runs", minimum=1, maximum=10_000_000)
+    close = _close(space, close)
+    seed = check_seed(seed)
+    report = progress or (lambda fraction, message: None)
+    v = len(space)
+    report(0.0, f"{mechanism.label}: {cand.count * m:,} fitting outputs")
+    fit_inputs = np.repeat(cand.rows, m)
+    fit_outputs = mechanism.sample_many(space, fit_inputs, eps,
+                                        child_rng(seed, "word-attack", "fit", mechanism.name, eps))
+    rule = fit_count_rule(cand, fit_inputs, fit_outputs, v, m)
+    in_sample, in_sample_se = _weighted_hits(cand, rule, fit_inputs, fit_outputs, m)
+    report(0.5, f"{mechanism.label}: {runs:,} fresh runs")
+    rng = child_rng(seed, "word-attack", "score", mechanism.name, eps)
+    inputs = rng.choice(cand.count, size=runs, p=cand.prior)
+    outputs = mechanism.sample_many(space, inputs, eps, rng)
+    table = close_neighbours(space, cand.count, close)
+    closes = int((table[inputs, 1:] == outputs[:, None]).any(axis=1).sum())
+    report(1.0, f"{mechanism.label}: done")
+    return SampledAttack(mechanism.name, mechanism.label, eps, cand, m, runs, int((rule(outputs) == inputs).sum()),
+                         in_sample, in_sample_se, int((outputs == inputs).sum()), closes, seed,
+                         {"close": close, "vocabulary": v, "space": space.name}, rule)
+
+
+# ----------------------------------------------------------------------------- the frontier
+@dataclass(frozen=True, eq=False)
+class AttackFrontier:
+    """Attack success and utility per mechanism over an ε grid: ``success[m, e]`` (the exact Bayes
+    success, or a sampled attack's held-out success) with ``success_se`` (0 when exact),
+    ``guess_output`` and ``close`` (the utility: share of outputs that are a close neighbour, rank
+    1..K) with standard errors; ``exact[m]`` says which; ``bound[e]`` the §2 bound when given (NaN
+    otherwise); ``prior_baseline`` π_max."""
+
+    mechanisms: tuple[str, ...]
+    labels: dict
+    epsilons: np.ndarray
+    candidates: Candidates
+    exact: tuple[bool, ...]
+    success: np.ndarray
+    success_se: np.ndarray
+    in_sample: np.ndarray
+    guess_output: np.ndarray
+    guess_output_se: np.ndarray
+    close: np.ndarray
+    close_se: np.ndarray
+    bound: np.ndarray
+    settings: dict
+
+    @property
+    def prior_baseline(self) -> float:
+        return self.candidates.prior_baseline
+
+    def _index(self, mechanism: str) -> int:
+        if mechanism not in self.mechanisms:
+            raise ValueError(f"This frontier has no mechanism {shown(mechanism)}; it has: {', '.join(self.mechanisms)}.")
+        return self.mechanisms.index(mechanism)
+
+    def points(self, mechanism: str) -> list[dict]:
+        """The frontier of one mechanism: (ε, utility, success) with their standard errors, by ε."""
+        m = self._index(mechanism)
+        return [{"epsilon": float(e), "close": float(self.close[m, i]), "close_se": float(self.close_se[m, i]),
+                 "success": float(self.success[m, i]), "success_se": float(self.success_se[m, i])}
+                for i, e in enumerate(self.epsilons)]
+
+    def to_dict(self) -> dict:
+        def listed(a):
+            return [[None if not math.isfinite(x) else float(x) for x in row] for row in np.atleast_2d(a)]
+
+        return {"mechanisms": list(self.mechanisms), "labels": self.labels, "exact": list(self.exact),
+                "epsilons": [float(e) for e in self.epsilons], "candidates": self.candidates.count,
+                "prior": self.candidates.prior_name, "prior_baseline": self.prior_baseline,
+                "success": listed(self.success), "success_se": listed(self.success_se),
+                "in_sample": listed(self.in_sample),
+                "guess_output": listed(self.guess_output), "guess_output_se": listed(self.guess_output_se),
+                "close": listed(self.close), "close_se": listed(self.close_se),
+                "bound": listed(self.bound)[0], "settings": self.settings}
+
+
+def attack_frontier(space, mechanisms, epsilons, *, candidates=None, prior: str = "uniform",
+                    close: int | None = None, samples_per_word: int = DEFAULT_SAMPLES_PER_WORD,
+                    runs: int | None = None, seed=0, bound=None, progress: Progress | None = None) -> AttackFrontier:
+    """Attack success against utility for each mechanism over ``epsilons``: the exact Bayes attack
+    for SanText, SanText+, TEM and CusText (all ε in one pass), a sampled attack (held-out, with
+    its standard error) for the others. ``bound``: the §2 bound for these candidates and prior under
+    Euclidean ε·d_X-privacy (`metric_bounds`: it covers Laplace, the fix, Vickrey, SanText and TEM):
+    "lp", "dual" (cheap) or "closed_form", or a function ε → a bound, or None (NaN)."""
+    resolved = [resolve_mechanism(spec) for spec in mechanisms]
+    if not resolved:
+        raise ValueError("Give at least one mechanism.")
+    names = [m.name for m in resolved]
+    if len(set(names)) < len(names):
+        raise ValueError(f"The mechanisms must differ; got {', '.join(names)}.")
+    eps = check_epsilons(epsilons)
+    cand = _candidates(space, candidates, prior)
+    close = _close(space, close)
+    shape = (len(resolved), eps.size)
+    arrays = {key: np.full(shape, np.nan) for key in ("success", "success_se", "in_sample", "guess_output",
+                                                      "guess_output_se", "close", "close_se")}
+    report = progress or (lambda fraction, message: None)
+    for i, mechanism in enumerate(resolved):
+        def part(fraction, message, i=i):
+            report((i + fraction) / len(resolved), message)
+
+        if isinstance(mechanism, EXACT_MECHANISMS):
+            for j, attack in enumerate(bayes_attacks(space, mechanism, eps, candidates=cand, close=close,
+                                                     progress=part)):
+                arrays["success"][i, j] = attack.success
+                arrays["success_se"][i, j] = arrays["guess_output_se"][i, j] = arrays["close_se"][i, j] = 0.0
+                arrays["guess_output"][i, j], arrays["close"][i, j] = attack.guess_output, attack.close
+        else:
+            for j, e in enumerate(eps):
+                def cell(fraction, message, j=j):
+                    part((j + fraction) / eps.size, message)
+
+                attack = sampled_attack(space, mechanism, float(e), candidates=cand, samples_per_word=samples_per_word,
+                                        runs=runs, seed=seed, close=close, progress=cell)
+                arrays["success"][i, j], arrays["success_se"][i, j] = attack.success, attack.standard_error
+                arrays["in_sample"][i, j] = attack.in_sample
+                arrays["guess_output"][i, j] = attack.guess_output
+                arrays["guess_output_se"][i, j] = attack.guess_output_standard_error
+                arrays["close"][i, j], arrays["close_se"][i, j] = attack.close, attack.close_standard_error
+    bounds = _frontier_bounds(space, cand, eps, bound)
+    for a in (*arrays.values(), bounds, eps):
+        a.flags.writeable = False
+    return AttackFrontier(tuple(names), {m.name: m.label for m in resolved}, eps, cand,
+                          tuple(isinstance(m, EXACT_MECHANISMS) for m in resolved), bound=bounds,
+                          settings={"close": close, "samples_per_word": samples_per_word, "runs": runs, "seed": seed,
+                                    "vocabulary": len(space), "space": space.name},
+                          **arrays)
+
+
+#: The §2 bounds `attack_frontier` computes by name (fields of `privlib.core.risk.MetricReidentificationBounds`).
+FRONTIER_BOUNDS = ("lp", "dual", "closed_form")
+
+
+def _frontier_bounds(space, cand: Candidates, eps: np.ndarray, bound) -> np.ndarray:
+    if bound is None:
+        return np.full(eps.size, np.nan)
+    if callable(bound):
+        return np.array([float(bound(float(e))) for e in eps])
+    if bound not in FRONTIER_BOUNDS:
+        raise ValueError(f"bound must be one of {', '.join(FRONTIER_BOUNDS)}, a function of ε or None; "
+                         f"got {shown(bound)}.")
+    from privlib.core.risk import metric_reidentification_bounds
+
+    distances = candidate_distances(space, cand.count)
+    return np.array([getattr(metric_reidentification_bounds(cand.prior, distances, float(e), lp=bound == "lp"), bound)
+                     for e in eps])
+
+
+__all__ = [
+    "BLOCK_BYTES",
+    "DEFAULT_CANDIDATES",
+    "DEFAULT_SAMPLES_PER_WORD",
+    "EXACT_MECHANISMS", "FRONTIER_BOUNDS",
+    "INTERVAL_Z",
+    "PRIORS",
+    "SHRINKAGES",
+    "AttackFrontier",
+    "BayesAttack",
+    "Candidates",
+    "CountRule",
+    "SampledAttack",
+    "attack_frontier",
+    "bayes_attack",
+    "bayes_attacks",
+    "block_rows",
+    "close_neighbours",
+    "fit_count_rule",
+    "sampled_attack",
+    "word_candidates",
+]
