@@ -97,21 +97,7 @@ def __getattr__(name):
 
 
 __all__ = [
-    "DPCurve",
-    "FinitePairCurve",
-    "GDPCurve",
-    "TradeoffCurve",
-    "attack_terms",
-    "delta_for_people",
-    "gdp_reidentification_bound",
-    "group_guarantee",
-    "metric_reidentification_bounds",
-    "plain_sentence",
-    "posterior_statement",
-    "privacy_loss",
-    "reidentification_bound",
-    "tradeoff_curve",
-    "uniform_reidentification_bound",
+    *RISK_NAMES,
     "GUARANTEE_KINDS",
     "Guarantee",
     "Mechanism",
