@@ -138,6 +138,23 @@ def vertical_line(fig: go.Figure, x: float, text: str, log_x: bool = False, colo
                        yanchor="bottom", font=dict(size=11, color=colour))
 
 
+
+def epsilon_x_axis(fig: go.Figure, epsilons, *, chosen_epsilon: float | None = None, title: str = EPSILON_AXIS,
+                   log_x: bool = True, text: str | None = None) -> go.Figure:
+    """The x axis of a chart against ε: a log axis labelled in full (`log_axis`) over ``epsilons`` and the
+    chosen ε, or a linear one; a dotted `vertical_line` at ``chosen_epsilon`` (labelled ``text``, by
+    default "chosen ε = …")."""
+    span = np.asarray(epsilons, dtype=float).ravel()
+    if chosen_epsilon is not None:
+        vertical_line(fig, float(chosen_epsilon), text or f"chosen ε = {chosen_epsilon:g}", log_x=log_x)
+        span = np.append(span, float(chosen_epsilon))
+    if log_x and span.size:
+        log_axis(fig, float(span.min()), float(span.max()), "x", title=title)
+    else:
+        fig.update_xaxes(title=title, type="log" if log_x else "linear")
+    return fig
+
+
 def first_groups(groups, lines_each: int, max_lines: int = MAX_LINES) -> list:
     """The first of ``groups`` (e.g. curve sets of ``lines_each`` lines each) that fit in ``max_lines``
     lines — at least one: a chart's default selection."""

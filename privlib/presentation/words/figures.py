@@ -14,6 +14,7 @@ from privlib.presentation.style import (
     MARGIN,
     MAX_LINES,
     PALETTE,
+    epsilon_x_axis,
     first_groups,
     layout,
     log_axis,
@@ -203,13 +204,7 @@ def proportions_vs_epsilon(sweeps, title: str | None = None, *, chosen_epsilon: 
             ))
     log_x = all(np.ptp(np.log10(np.asarray(epsilons, float))) > 1.2 for _, epsilons, _, _ in curves)
     every = np.concatenate([np.asarray(epsilons, float) for _, epsilons, _, _ in curves])
-    if chosen_epsilon is not None:
-        vertical_line(fig, float(chosen_epsilon), f"chosen ε = {chosen_epsilon:g}", log_x=log_x)
-        every = np.append(every, float(chosen_epsilon))
-    if log_x:
-        log_axis(fig, float(every.min()), float(every.max()), "x", title=EPSILON_AXIS)
-    else:
-        fig.update_xaxes(title=EPSILON_AXIS, type="linear")
+    epsilon_x_axis(fig, every, chosen_epsilon=chosen_epsilon, log_x=log_x)
     fig.update_yaxes(title="proportion of outputs", range=[0, 1], tickformat=".0%")
     return titled(layout(fig, title, legend_y=-0.25, anchor_top=False), title)
 
@@ -408,14 +403,7 @@ def win_probabilities_vs_epsilon(probabilities, frequencies=None, word: tuple | 
     fig.add_hline(y=0.5, line=dict(color="grey", dash="dot", width=1),
                   annotation=dict(text="½: a coin toss"), annotation_position="bottom right")
     log_x = np.ptp(np.log10(eps)) > 1.2 if eps.size > 1 else False
-    span = eps
-    if chosen_epsilon is not None:
-        vertical_line(fig, float(chosen_epsilon), f"chosen ε = {chosen_epsilon:g}", log_x=log_x)
-        span = np.append(eps, float(chosen_epsilon))
-    if log_x:
-        log_axis(fig, float(span.min()), float(span.max()), "x", title=EPSILON_AXIS)
-    else:
-        fig.update_xaxes(title=EPSILON_AXIS, type="linear")
+    epsilon_x_axis(fig, eps, chosen_epsilon=chosen_epsilon, log_x=log_x)
     fig.update_yaxes(title="probability", range=[0, 1.02])
     titled(layout(fig, title, legend_y=-0.25, anchor_top=False), title)
     return fig
@@ -595,14 +583,8 @@ def metric_vs_epsilon(results, metric: str, answers=None, target: float | None =
         fig.add_hline(y=target, line=dict(color="#444", dash="dash", width=1.5),
                       annotation_text=target_label, annotation_position="top left")
     axis_title = EPSILON_AXIS_SHORT if narrow else EPSILON_AXIS
-    span = all_eps
-    if chosen_epsilon is not None:
-        vertical_line(fig, float(chosen_epsilon), f"ε = {chosen_epsilon:g}", log_x=log_x)
-        span = np.append(all_eps, float(chosen_epsilon))
-    if log_x:
-        log_axis(fig, float(span.min()), float(span.max()), "x", title=axis_title)
-    else:
-        fig.update_xaxes(title=axis_title, type="linear")
+    epsilon_x_axis(fig, all_eps, chosen_epsilon=chosen_epsilon, title=axis_title, log_x=log_x,
+                   text=None if chosen_epsilon is None else f"ε = {chosen_epsilon:g}")
     y_properties = {"tickformat": ".0%", "range": [-0.02, 1.02]} if fraction else {"exponentformat": "power"}
     values = np.concatenate([np.asarray(t.y, dtype=float) for t in fig.data if t.y is not None
                              and len(t.y) and t.y[0] is not None]) if fig.data else np.empty(0)
