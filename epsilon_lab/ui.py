@@ -112,10 +112,6 @@ def plotly_warmup():
     return placeholder
 
 
-
-
-
-
 def epsilon_slider(label: str = "ε (epsilon)", key: str = "epsilon", default: float = 10.0,
                    help: str = EPSILON_HELP, options=EPSILON_STEPS, format_func=None) -> float:
     """A log-scale epsilon slider whose labels say which direction means more privacy; ``help``:
@@ -233,6 +229,23 @@ def _step(default: float) -> float:
     import math
 
     return 10.0 ** (math.floor(math.log10(abs(default))) - 1) if default else 0.01
+
+
+#: Work starts by itself only when its estimate (the library's, timed on this machine) is at most this
+#: many seconds; longer work waits for its button, so a control change answers at once (issue 22).
+AUTOMATIC_SECONDS = 1.5
+
+
+def runs_now(seconds: float, work, requested_key: str) -> bool:
+    """Whether ``work`` (a hashable description of its settings) runs in this rerun: its estimate is at
+    most `AUTOMATIC_SECONDS`, or the user asked for exactly this work (``requested_key``: a session
+    set that `request` fills from the work's button)."""
+    return seconds <= AUTOMATIC_SECONDS or work in st.session_state.get(requested_key, set())
+
+
+def request(requested_key: str, work) -> None:
+    """A button's callback: remember that the user asked for ``work`` (see `runs_now`)."""
+    st.session_state.setdefault(requested_key, set()).add(work)
 
 
 def with_progress_bar(text, compute):

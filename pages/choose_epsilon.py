@@ -1,18 +1,25 @@
 """Page "Choose epsilon": what ε gives the utility I need, and what privacy do I get for it?"""
+import dataclasses
 import datetime
 
 import streamlit as st
 
 from epsilon_lab import embedding_ui, ui
+from privlib.core.validation import duration, long_work_limit
 from privlib.presentation.words.figures import short_label
-from privlib.presentation.words.report import choice_figures, choice_report
+from privlib.presentation.words.report import ATTACK_CHART, choice_figures, choice_report
+from privlib.words.attacks import PRIORS
 from privlib.words.choice import (
+    ATTACK_MEASURES,
     METRICS,
     PRIVACY_METRICS,
     SCOPES,
+    AttackSettings,
     Targets,
     WordSet,
     assemble_choice,
+    attack_metrics,
+    attack_metrics_seconds,
     epsilon_grid,
     mechanism_metrics,
 )
@@ -25,6 +32,8 @@ DEFAULT_SAMPLES = 20
 DEFAULT_MECHANISMS = ["multivariate-laplace", "postprocessing-fix"]
 SOURCES = ["Paste a text", "Upload a word list", "Random vocabulary words"]
 KEEP_STATISTICS = {"max": "every word (the most-kept word)", "mean": "on average over the words"}
+ATTACK_MEASURE_LABELS = {"success": "% of the words", "above_prior": "points above the prior"}
+ATTACK_REQUESTS = "choose_attack_requests"  # the attacks asked for despite a long estimate (ui.request)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -32,6 +41,19 @@ def cached_metrics(_space, space_key, words, scope, epsilons, mechanism, samples
     ws = WordSet(words, _space.indices(words), scope)
     return ui.with_progress_bar(f"{_label}:", lambda progress: mechanism_metrics(
         _space, ws, epsilons, mechanism, samples, close, rng=seed, progress=progress))
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def cached_attack_seconds(_space, space_key, mechanisms, epsilons, candidates, prior, close):
+    settings = AttackSettings(candidates, prior)
+    return sum(attack_metrics_seconds(_space, spec, epsilons, settings, close) for spec in mechanisms)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def cached_attack(_space, space_key, mechanism, epsilons, candidates, prior, close, seed, _label=""):
+    return ui.with_progress_bar(f"{_label}:", lambda progress: attack_metrics(
+        _space, mechanism, epsilons, AttackSettings(candidates, prior), close=close, seed=seed, progress=progress,
+        allow_long=True))  # the page asked for it, with its estimate
 
 
 def request_run():
@@ -52,7 +74,8 @@ st.markdown(
     "probabilities are computed exactly). Privacy: how often a word is kept unchanged (N_w) and how many "
     "different outputs it has (S_w) — the plausible-deniability statistics of Feyisetan et al. 2020. "
     "Utility: how often the output is the word or one of its K nearest neighbours, the median rank and the "
-    "cosine similarity. Smaller ε = more noise = more privacy; a sentence of L words spends L·ε."
+    "cosine similarity. Smaller ε = more noise = more privacy; a sentence of L words spends L·ε. An attack target "
+    "adds what an attacker learns: how often somebody who sees the sanitised word names the original."
 )
 # The browser loads Plotly's script (4.7 MB) at the page's first chart: an empty chart on the first
 # view has it loaded before Run is pressed, not after the results (ui.plotly_warmup).
@@ -76,7 +99,36 @@ keep_statistic = t4.radio("The floor applies to", list(KEEP_STATISTICS), format_
 sentence_length = int(t5.number_input("Sentence length L", min_value=1, max_value=10_000, value=20,
                                       key="choose_sentence_length",
                                       help="Words per sentence for the composed budget L·ε."))
-targets = Targets(utility=float(utility), max_keep=float(max_keep), keep_statistic=keep_statistic)
+a1, a2, a3, a4 = st.columns([2, 2, 2, 1])
+attack_on = a1.toggle("Attack target", key="choose_attack",
+                      help="Also attack each mechanism: a secret word drawn from the N most frequent words is "
+                           "sanitised once and the attacker names a candidate. SanText, SanText+, TEM and CusText: "
+                           "the exact Bayes attacker (the best there is); the others: a sampled attack, a lower bound "
+                           "on the best attacker. Answered as the largest ε that keeps the attacker under the target.")
+attack_measure = a1.radio("Measured as", list(ATTACK_MEASURES), format_func=ATTACK_MEASURE_LABELS.get,
+                          key="choose_attack_measure", disabled=not attack_on,
+                          help="A share of the words, or points above guessing from the prior alone.")
+attack_limit = a2.number_input(f"Re-identified at most ({ATTACK_MEASURE_LABELS[attack_measure]})",
+                               min_value=0.1, max_value=100.0, value=20.0 if attack_measure == "success" else 5.0,
+                               step=1.0, key=f"choose_attack_limit_{attack_measure}", disabled=not attack_on,
+                               help="How often the attacker may name the original word: a share of the words, or "
+                                    "points of probability above guessing from the prior alone (5 = 5 %-points).")
+if st.session_state.get("choose_attack_candidates", 0) > len(space):  # a smaller vocabulary was chosen since:
+    del st.session_state["choose_attack_candidates"]  # back to the default, at most the vocabulary
+attack_candidates = int(a3.number_input("Candidates: the N most frequent words", min_value=2, max_value=len(space),
+                                        value=min(2000, len(space)), step=500, key="choose_attack_candidates",
+                                        disabled=not attack_on,
+                                        help="The secret word is one of them; more candidates = longer attack."))
+attack_prior = a4.radio("Prior", PRIORS, key="choose_attack_prior", disabled=not attack_on,
+                        help="uniform, or Zipf (π_r ∝ 1/r, a proxy for word frequencies)")
+targets = Targets(utility=float(utility), max_keep=float(max_keep), keep_statistic=keep_statistic,
+                  attack=float(attack_limit) / 100 if attack_on else None, attack_measure=attack_measure)
+if attack_on:
+    try:  # an impossible or trivially met target is said at once, before any work
+        targets.check_attack(AttackSettings(attack_candidates, attack_prior).candidates_of(space).prior_baseline)
+    except ValueError as exc:
+        st.error(str(exc))
+        st.stop()
 
 st.subheader("2. Your words")
 source = st.radio("Word source", SOURCES, key="choose_source", horizontal=True, label_visibility="collapsed")
@@ -138,7 +190,8 @@ except ValueError as exc:
 
 config = {"space": key, "words": words.words, "scope": words.scope, "source": words.source,
           "unknown": words.unknown, "word_seed": words.seed, "epsilons": tuple(float(e) for e in grid),
-          "mechanisms": tuple(specs), "samples": int(samples), "close": close, "seed": seed}
+          "mechanisms": tuple(specs), "samples": int(samples), "close": close, "seed": seed,
+          "attack": (attack_candidates, attack_prior) if attack_on else None}
 runs = len(words) * grid.size * int(samples)
 st.button("Run", type="primary", on_click=request_run,
           help=f"{len(words):,} words × {grid.size} ε × {samples} runs = {runs:,} runs per sampled mechanism.")
@@ -162,9 +215,32 @@ try:
 except ValueError as exc:  # e.g. too many runs, a parameter the mechanism refuses
     st.error(str(exc))
     st.stop()
+attacks = None
+if run.get("attack") is not None and attack_on:
+    work = (key, run["mechanisms"], run["epsilons"], *run["attack"], run["close"], run["seed"])
+    try:
+        seconds = cached_attack_seconds(space, key, run["mechanisms"], run["epsilons"], *run["attack"], run["close"])
+        if seconds > long_work_limit() and work not in st.session_state.get(ATTACK_REQUESTS, set()):
+            st.warning(f"The attack would take about {duration(seconds)} (estimate): fewer candidates, fewer ε or a "
+                       "smaller vocabulary (sidebar) make it shorter. The other answers below do not wait for it.")
+            st.button(f"Run the attack anyway (about {duration(seconds)})", key="choose_attack_anyway",
+                      on_click=ui.request, args=(ATTACK_REQUESTS, work))
+        else:
+            attacks = [cached_attack(space, key, spec, run["epsilons"], *run["attack"], run["close"], run["seed"],
+                                     _label=f"Attack on mechanism {i + 1} of {len(run['mechanisms'])}")
+                       for i, spec in enumerate(run["mechanisms"])]
+    except ValueError as exc:  # e.g. CusText's vocab_limit below the candidates
+        st.error(f"Attack: {exc}")
+elif attack_on:
+    st.caption("Press Run to attack the mechanisms for the attack target.")
 word_set = WordSet(run["words"], space.indices(run["words"]), run["scope"], run["source"], run["unknown"],
                    run["word_seed"])
-choice = assemble_choice(space, word_set, results, targets, sentence_length, run["seed"])
+try:
+    choice = assemble_choice(space, word_set, results, targets if attacks else dataclasses.replace(targets, attack=None),
+                             sentence_length, run["seed"], attacks)
+except ValueError as exc:  # an attack target impossible for the candidates of the last run
+    st.error(str(exc))
+    st.stop()
 
 st.subheader("Answers")
 for i, (r, a) in enumerate(zip(choice.results, choice.answers)):
@@ -172,8 +248,9 @@ for i, (r, a) in enumerate(zip(choice.results, choice.answers)):
         lo, hi = a.range
         head = f"**{r.label}: recommended ε = {lo:g}{'' if lo == hi else f'–{hi:g}'}**"
     else:
-        head = f"**{r.label}: no ε on this grid satisfies both targets**"
-    (st.success if a.feasible else st.info)(f"{head}\n\n{choice.summary(i)}\n\n{a.message}")
+        head = f"**{r.label}: no ε on this grid satisfies {'both' if a.attack is None else 'all three'} targets**"
+    attack_line = "" if a.attack_summary is None else f"\n\n**{a.attack_summary}**"
+    (st.success if a.feasible else st.info)(f"{head}{attack_line}\n\n{choice.summary(i)}\n\n{a.message}")
 
 st.subheader("Charts")
 privacy_metric = st.selectbox("Privacy measure on the trade-off chart", PRIVACY_METRICS, key="choose_privacy_metric",
@@ -185,21 +262,31 @@ exact_labels = ", ".join(cls.label for cls in MECHANISMS.values() if cls.has_exa
 st.caption("Bands and error bars: ±2 standard errors. Shaded ε ranges: recommended for the mechanism of that colour. "
            f"Mechanisms with an exact output law ({exact_labels}) have no sampling error.")
 columns = st.columns(2)
-for k, (name, fig) in enumerate(charts[1:]):
+for k, (name, fig) in enumerate(c for c in charts[1:] if c[0] != ATTACK_CHART):
     with columns[k % 2]:
         st.plotly_chart(fig, key=f"choose_chart_{name}")
+for name, fig in charts:
+    if name == ATTACK_CHART:
+        st.plotly_chart(fig, key="choose_chart_attack")
+        st.caption("How often somebody who sees one sanitised word names the original, among the "
+                   f"{choice.attack_settings.candidates:,} most frequent words: higher = less privacy, and smaller ε "
+                   "= more privacy. Dashed grey: guessing from the prior alone, without looking; dotted red: your "
+                   "attack target. SanText, SanText+, TEM and CusText: the exact Bayes attacker; the others: a sampled "
+                   "attack (band ±2 SE), a lower bound on the best attacker.")
 
 st.subheader("All numbers")
 st.dataframe(
     [{"mechanism": row["mechanism"], "ε": row["epsilon"], f"budget (L = {sentence_length})": row["budget"],
       f"rank ≤ {run['close']}": row["within_k"], "± SE": row["within_k_se"], "unchanged": row["unchanged"],
       "most-kept word": row["unchanged_max"], "median rank": row["median_rank"], "cosine": row["cosine"],
-      "S_w": row["distinct"], "exp(H)": row["effective"], "recommended": row["recommended"]}
+      "S_w": row["distinct"], "exp(H)": row["effective"], **({"re-identified": row["attack_success"]} if choice.attacks else {}),
+      "recommended": row["recommended"]}
      for row in choice.table()],
     column_config={c: st.column_config.NumberColumn(format="percent")
-                   for c in (f"rank ≤ {run['close']}", "± SE", "unchanged", "most-kept word")},
+                   for c in (f"rank ≤ {run['close']}", "± SE", "unchanged", "most-kept word", "re-identified")},
     # the columns that fit at 1024 pixels; the others are in the charts above and in the CSV
-    column_order=["mechanism", "ε", f"rank ≤ {run['close']}", "± SE", "unchanged", "recommended"],
+    column_order=["mechanism", "ε", f"rank ≤ {run['close']}", "± SE", "unchanged",
+                  *(["re-identified"] if choice.attacks else []), "recommended"],
     hide_index=True,
 )
 st.caption("Shown: the utility target's measure with its standard error, the mean share kept unchanged and whether ε "

@@ -9,9 +9,8 @@ import streamlit as st
 
 from epsilon_lab import ui
 from privlib.core.randomised_response import RandomisedResponse
-from privlib.core.threads import single_threaded_blas
 from privlib.core.validation import duration
-from privlib.label_dp import theory
+from privlib.label_dp import attacks, theory
 from privlib.label_dp.datasets import (
     COMPLIANT_LAW,
     DATASET_LABELS,
@@ -35,6 +34,7 @@ from privlib.label_dp.sweep import (
     sweep_run,
 )
 from privlib.presentation.label_dp import figures
+from privlib.presentation.risk import attack_vs_epsilon_chart, frontier_chart, tradeoff_chart
 
 LN_1_5 = math.log(1.5)  # binary flip probability p = 0.4 (the paper's Fig. 1)
 #: The ε grid of the sweep and the values of the slider (moving ε reruns no sweep).
@@ -46,9 +46,6 @@ DELTA_CHOICES = (0.1, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0)
 N_CHOICES = (100, 200, 300, 500, 1000, 3000)
 D_CHOICES = (2, 5, 10, 20, 50, 100)
 HEATMAP_REPEATS = 10
-#: A sweep or heat map starts by itself only when its estimate (`estimate_seconds`, from a fit and a run timed on
-#: this machine) is at most this many seconds; a longer one waits for its button, so a control change answers at once.
-AUTOMATIC_SECONDS = 1.5
 THEORY_N = tuple(float(v) for v in np.geomspace(1e2, 1e8, 19))
 SIMULATED_N = (1_000, 10_000, 100_000)
 SIMULATED_REPS = 5
@@ -108,9 +105,7 @@ def cached_run(key, model, randomiser, fresh, seed, epsilon, variant):
                "given": run.given_label_accuracy, "predicted": run.predicted_label_accuracy,
                "consensus": run.consensus_label_accuracy, "fraction": run.consensus_fraction,
                "fallbacks": dict(run.fallbacks), "evaluation": run.evaluation}
-    with single_threaded_blas():  # the chart's projection (an SVD): BLAS threads only oversubscribe a busy machine
-        scatter = figures.run_scatter(run, data, title=title)
-    return scatter, numbers
+    return figures.run_scatter(run, data, title=title), numbers  # (the figure holds BLAS single-threaded)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -138,26 +133,30 @@ def cached_run_seconds(key, model, randomiser, modes):
 
 def work_estimate(key, model, randomiser, repeats, modes) -> float:
     """`estimate_seconds` of a sweep over the ε grid: from the fits alone when they already take longer than
-    `AUTOMATIC_SECONDS` (a run is not timed then: with a slow model that would cost seconds itself), else from a
+    `ui.AUTOMATIC_SECONDS` (a run is not timed then: with a slow model that would cost seconds itself), else from a
     timed whole run, which also counts the work besides the fits (most of a centroid run's)."""
     data, per_fit = dataset_of(key), cached_fit_seconds(key, model)
     fits = estimate_seconds(data, randomiser, EPSILONS, repeats, model=model, modes=modes, per_fit=per_fit)
-    if fits > AUTOMATIC_SECONDS:
+    if fits > ui.AUTOMATIC_SECONDS:
         return fits
     per_run = cached_run_seconds(key, model, randomiser, modes)
     return max(fits, estimate_seconds(data, randomiser, EPSILONS, repeats, model=model, modes=modes, per_fit=per_fit,
                                       per_run=per_run))
 
 
+#: The session's set of requested work (`ui.request`): asked-for work stays shown (a later ε change reruns
+#: nothing, and coming back to these settings shows it again).
+REQUESTED = "ldp_requested"
+
+
 def request(work: tuple) -> None:
-    """A Run button's callback: these settings' work was asked for, and stays shown (a later ε change reruns
-    nothing, and coming back to these settings shows it again)."""
-    st.session_state.setdefault("ldp_requested", set()).add(work)
+    """A Run button's callback: these settings' work was asked for."""
+    ui.request(REQUESTED, work)
 
 
 def wanted(work: tuple, seconds: float) -> bool:
     """Compute ``work`` now: cheap enough to start by itself, or asked for with its button."""
-    return seconds <= AUTOMATIC_SECONDS or work in st.session_state.get("ldp_requested", set())
+    return ui.runs_now(seconds, work, REQUESTED)
 
 
 @st.cache_data(show_spinner="Evaluating eqs. 59, 65 and 141 …", max_entries=16)
@@ -380,7 +379,7 @@ with experiment:
     heat_variant = variant if variant in RETRAINING_MODES else "consensus"
     show_heat = st.toggle("Compute the heat map (the Fig. 1 mixture at every Δ)", value=True, key="ldp_heatmap",
                           help=f"{len(SEPARATIONS)} separations × {len(EPSILONS)} values of ε × {HEATMAP_REPEATS} runs "
-                               f"with this model: it starts by itself when it takes at most {AUTOMATIC_SECONDS:g} s "
+                               f"with this model: it starts by itself when it takes at most {ui.AUTOMATIC_SECONDS:g} s "
                                "here (the centroid), otherwise when you press its button.")
     heat_n, heat_d = (n, d) if dataset == "fig1" else (300, 50)
     heat_work = ("heat", int(heat_n), int(heat_d), model, randomiser, heat_variant, seed)
@@ -414,6 +413,123 @@ with experiment:
             f"**{rr_c.keep_probability:.4f}**, each other class {rr_c.other_probability:.4f}. Using the *binary* "
             f"formula instead (keep {1 - RandomisedResponse(2, epsilon).flip_probability:.4f}, the rest spread over "
             f"the C − 1 others) would spend ε + ln(C − 1) = **{epsilon + math.log(C - 1):.4g}**, not ε.")
+
+    # ---- Attacker's view (issue 23): what an attacker learns about one training label ------------------------------
+    @st.cache_data(show_spinner="Computing the noisy-label attack at every ε …", max_entries=16)
+    def cached_noisy_label_attacks(key, model, randomiser, seed):
+        """Attack (a) at every ε of the grid (exact; LP-2ST fits its model once per ε)."""
+        return attacks.noisy_label_attacks(dataset_of(key), randomiser, EPSILONS, seed=seed, model=model)
+
+    @st.cache_data(show_spinner=False, max_entries=16)
+    def cached_model_attack(key, model, randomiser, fresh, repeats, seed, modes):
+        """Attacks (b) and (c) at every ε of the grid, behind a progress bar."""
+        return ui.with_progress_bar(
+            f"Attacking the models: {len(EPSILONS)} values of ε × {repeats} runs:",
+            lambda progress: attacks.model_attack(dataset_of(key), randomiser, EPSILONS, repeats=repeats, seed=seed,
+                                                  model=model, modes=modes, fresh_unlabelled=fresh, progress=progress,
+                                                  allow_long=True))
+
+    st.subheader("Attacker's view")
+    st.caption("The secret is one training example's true label; the attacker knows everything else, the features "
+               "included, and names one class. Smaller ε = more privacy: every bound below falls as ε falls.")
+    at_epsilon = EPSILONS.index(epsilon)
+    noisy_work = ("noisy-label attack", key, model, randomiser, seed)
+    noisy_seconds = attacks.noisy_label_attacks_seconds(data, randomiser, EPSILONS, model=model,
+                                                        per_fit=cached_fit_seconds(key, model))
+    noisy = cached_noisy_label_attacks(key, model, randomiser, seed) if wanted(noisy_work, noisy_seconds) else None
+    attacked_mode = variant if variant != "baseline" else None
+    attack_modes = ("baseline",) + ((attacked_mode,) if attacked_mode else ())
+    attack_work = ("model attack", key, model, randomiser, fresh, repeats, seed, attack_modes)
+    # the sweep's estimate (already timed): the attack runs the same runs with fewer modes, so it is an upper bound
+    measured = (cached_model_attack(key, model, randomiser, fresh, repeats, seed, attack_modes)
+                if wanted(attack_work, sweep_seconds) else None)
+    if measured is not None and attacked_mode and not measured.defined(attacked_mode):
+        attacked_mode = None  # consensus on a fresh X_U: no retrained model to attack
+    shown_modes = ("baseline",) + ((attacked_mode,) if attacked_mode else ())
+    if noisy is None:
+        st.info(f"With LP-2ST the noisy-label attack fits its model once per ε, about {duration(noisy_seconds)} here, "
+                "so it runs only when you ask.", icon=":material/schedule:")
+        st.button(f"Compute the noisy-label attack (about {duration(noisy_seconds)})", key="ldp_run_noisy_attack",
+                  on_click=request, args=(noisy_work,))
+    else:
+        st.markdown("**From the noisy label.** " + attacks.noisy_label_sentence(noisy[at_epsilon]))
+    if measured is None:
+        st.info(f"The attack on the models retrains {len(EPSILONS)} × {repeats} runs with {MODEL_LABELS[model]}, about "
+                f"{duration(sweep_seconds)} here, so it runs only when you ask.", icon=":material/schedule:")
+        st.button(f"Attack the models (about {duration(sweep_seconds)})", key="ldp_run_model_attack",
+                  on_click=request, args=(attack_work,))
+    else:
+        for mode in shown_modes:
+            st.markdown(f"**From {attacks.MODEL_ATTACK_LABELS[mode]}.** "
+                        + attacks.model_attack_sentence(measured, epsilon, mode))
+    if noisy is not None:  # one chart per row: at 1024 px a half-width chart cuts its axis titles
+        roc = {} if measured is None else {
+            f"{MODE_LABELS[m]} (s_ref, success)": measured.roc(epsilon, m)
+            for m in shown_modes}
+        st.plotly_chart(tradeoff_chart(
+            noisy[at_epsilon].guarantee_curve, attacks=roc, exact=noisy[at_epsilon].curve,
+            exact_name="exact curve, from the noisy label",
+            title=f"Two labels of one example, ε = {epsilon:.3g}"), key="ldp_attack_roc")
+        st.caption("Black: no test of an example's label can get above this line (ε-label DP). "
+                   + ("Dashed: the exact curve of telling two labels apart from the noisy label "
+                      "(binary RR meets the line; C-ary RR stays under it). " if noisy[at_epsilon].curve else "")
+                   + ("Points: each model's attack as a test of “this example's own label went in” (its "
+                      "success) against “its label was independent of the truth” (s_ref); the guarantee "
+                      "keeps them under the line." if measured is not None else ""))
+        st.plotly_chart(attack_vs_epsilon_chart(
+            EPSILONS, {"from the noisy label (exact)": ([a.success for a in noisy],)},
+            bound=[a.bound for a in noisy], baseline=noisy[0].prior_baseline, chosen_epsilon=epsilon,
+            y_title="chance of naming the true label", bound_name="the guarantee's bound (class prior)",
+            baseline_name="naming the most common class",
+            title="The noisy-label attacker against ε"), key="ldp_attack_noisy")
+        st.caption("The exact success of the best guess from the randomised label, under the guarantee's "
+                   "bound for this class prior; with two classes RR meets the bound exactly. Grey: what guessing "
+                   "the most common class gets without the label.")
+    if measured is not None:
+        success_mode = attacked_mode or "baseline"
+        series = {f"{MODE_LABELS[m]}": (measured.success(m), measured.standard_error(m))
+                  for m in shown_modes}
+        series[f"s_ref ({MODE_LABELS[success_mode]})"] = (measured.reference(success_mode),
+                                                          measured.reference_standard_error(success_mode))
+        st.plotly_chart(attack_vs_epsilon_chart(
+            EPSILONS, series, bound=measured.bound(success_mode), chosen_epsilon=epsilon,
+            y_title="chance of naming a training label", bound_name=f"the bound ({MODE_LABELS[success_mode]})",
+            title=f"The models' attackers against ε ({repeats} runs, ± 2 SE)"), key="ldp_attack_models")
+        st.caption("Each model's success on training examples beside s_ref, its success on examples whose own "
+                   "label did not go in: s_ref is what the features and the other labels give, the difference is "
+                   "what the example's own label adds, and the guarantee limits it. The black line is "
+                   "min{e^ε·s_ref, 1 − e^(−ε)(1 − s_ref)}, from s_ref's upper confidence limit so that it errs "
+                   "towards the attacker.")
+        st.plotly_chart(frontier_chart(
+            {MODE_LABELS[m]: (measured.mean_accuracy(m), measured.success(m), EPSILONS)
+             for m in shown_modes},
+            x_title=f"test accuracy ({result.evaluation if result is not None else run['evaluation']})",
+            y_title="attack success on training labels", title="Attack success against utility, through ε"),
+            key="ldp_attack_frontier")
+        st.caption("Each point is one ε of the grid: the attacker's success on training labels rises with the "
+                   "model's test accuracy — a model that predicts labels well names training labels well, "
+                   "whatever ε; the guarantee only limits what the example's own label adds (the chart above).")
+    target = st.number_input("Attack success you accept (a chance of naming a training label)", min_value=0.0,
+                             max_value=1.0, value=0.75, step=0.05, key="ldp_attack_target",
+                             help="The largest ε of the grid that keeps the attacker under it, from the guarantee's "
+                                  "bound and, separately, from the measured attack with its ± 2 SE.")
+    answers = []
+    if noisy is not None:
+        answers.append(attacks.target_sentence(
+            target, attacks.largest_epsilon_under(target, EPSILONS, [a.bound for a in noisy]),
+            "the attacker who sees the noisy label", "by the guarantee's bound with this class prior"))
+    if measured is not None:
+        mode = attacked_mode or "baseline"
+        name = f"the attacker who sees {attacks.MODEL_ATTACK_LABELS[mode]}"
+        answers.append(attacks.target_sentence(
+            target, attacks.largest_epsilon_under(target, EPSILONS, measured.bound(mode)), name,
+            "by the guarantee's bound from s_ref's upper limit"))
+        answers.append(attacks.target_sentence(
+            target, attacks.largest_epsilon_under(target, EPSILONS, measured.success(mode),
+                                                  measured.standard_error(mode)), name, "measured, + 2 SE"))
+    st.markdown("\n".join(f"- {answer}" for answer in answers) if answers else
+                "The answers come with the attacks (their buttons above).")
+    # ---- end of the attacker's view --------------------------------------------------------------------------------
 
     if result is not None:
         st.download_button("Sweep results (JSON)", result.result.to_json(),
@@ -460,7 +576,7 @@ with theory_tab:
                    f"{bounds['threshold']:.3g} (p₂ = {bounds['p2']:.3g}); grey: the theorem says nothing there.")
     with right:
         simulation_work = ("simulation", law_name, theory_d, p)
-        sim_ns = SIMULATED_N if simulation_work in st.session_state.get("ldp_requested", set()) else tuple(
+        sim_ns = SIMULATED_N if simulation_work in st.session_state.get(REQUESTED, set()) else tuple(
             m for m in SIMULATED_N if 2 * m * theory_d * SIMULATED_REPS <= SIMULATION_AUTOMATIC_DRAWS)
         simulated = cached_simulation(law_name, theory_d, p, sim_ns)
         st.plotly_chart(figures.population_chart(

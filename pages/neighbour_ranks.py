@@ -15,9 +15,6 @@ PICKER_WORDS = 20_000
 SAMPLE_CHOICES = [100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000]
 CURVE_EPSILONS = (0.5, 1, 2, 3, 5, 7, 10, 15, 20, 30, 50, 100)
 FIG2_EPSILONS = tuple(range(1, 31))
-#: The curve across ε starts by itself only when its estimate is at most this many seconds (issue 22: a new word
-#: or ε answers at once); a longer one waits for its button.
-AUTOMATIC_SECONDS = 1.5
 
 
 @st.cache_data(show_spinner="Running the mechanism …", max_entries=64)
@@ -33,10 +30,13 @@ def cached_word_curve(_space, space_key, mechanism, word, epsilons, samples, clo
 
 @st.cache_data(show_spinner="Estimating the time of the curve …", max_entries=64)
 def cached_curve_seconds(_space, space_key, mechanism, word, epsilons, samples):
-    """`epsilon_sweep_seconds` of the word's curve: drawn by itself only when at most `AUTOMATIC_SECONDS`."""
+    """`epsilon_sweep_seconds` of the word's curve: drawn by itself only when at most `ui.AUTOMATIC_SECONDS`. From the
+    stored kernel costs (``timed=False``): timing the kernels would cost a new process about a second, as long as the
+    curve itself."""
     from privlib.words.cost import epsilon_sweep_seconds
 
-    return epsilon_sweep_seconds(_space, epsilons, [word], resolve_mechanism(mechanism), samples_per_word=samples)
+    return epsilon_sweep_seconds(_space, epsilons, [word], resolve_mechanism(mechanism), samples_per_word=samples,
+                                 timed=False)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -164,7 +164,7 @@ curve_samples = 300
 curve_work = (key, mechanism, word, CURVE_EPSILONS, curve_samples, int(close), seed)
 curve_seconds = cached_curve_seconds(space, key, mechanism, word, CURVE_EPSILONS, curve_samples)
 sweeps = []
-if curve_seconds <= AUTOMATIC_SECONDS or curve_work in st.session_state.get("nr_curves_requested", set()):
+if ui.runs_now(curve_seconds, curve_work, "nr_curves_requested"):
     curve = cached_word_curve(space, key, mechanism, word, CURVE_EPSILONS, curve_samples, int(close), seed)
     sweeps.append((f"“{word}” ({curve_samples} samples per ε)", curve))
 else:
@@ -172,7 +172,7 @@ else:
             f"{duration(curve_seconds)} here, so it is drawn only when you ask: a new word or ε then answers at once.",
             icon=":material/schedule:")
     st.button(f"Draw the curve across ε (about {duration(curve_seconds)})", key="nr_curve_run", type="primary",
-              on_click=lambda: st.session_state.setdefault("nr_curves_requested", set()).add(curve_work))
+              on_click=ui.request, args=("nr_curves_requested", curve_work))
 
 with st.expander("Average over random words (the paper's Figs. 2, 8, 9) — compare up to four mechanisms",
                  expanded="fig2" in st.session_state):
@@ -221,6 +221,204 @@ if sweeps:  # (none before the curve is asked for, unless the averages below are
     st.caption(f"Dotted line: the chosen ε = {epsilon:g}. Colour: the outcome; dash: the curve set. Bands: ±2 "
                "standard errors." + (f" {hidden} of {len(labels)} curve sets hidden: choose them above the chart."
                                      if hidden else ""))
+
+# ---------------------------------------------------------------------------------------------
+# Attacker's view (issue 23): what somebody who sees one sanitised word learns. One privlib call per
+# result (privlib.words.attacks); work whose estimate is over ui.AUTOMATIC_SECONDS runs on request.
+ATTACK_CANDIDATES = [100, 200, 500, 1_000, 2_000, 5_000]
+ATTACK_FRONTIER_MAX = 4
+
+
+@st.cache_data(show_spinner="Estimating the time of the attack …", max_entries=64)
+def cached_attack_seconds(_space, space_key, mechanisms, epsilons, count, prior, close, bound):
+    from privlib.words.attacks import attack_seconds, word_candidates
+
+    return attack_seconds(_space, [resolve_mechanism(m) for m in mechanisms], epsilons,
+                          candidates=word_candidates(_space, count, prior), close=close, bound=bound)
+
+
+# a resource, not data: the exact attack keeps its likelihood, which holds the space (not worth pickling)
+@st.cache_resource(show_spinner=False, max_entries=16)
+def cached_attacker_view(_space, space_key, mechanism, epsilon, count, prior, close, seed):
+    from privlib.words.attacks import attacker_view, word_candidates
+
+    return ui.with_progress_bar("Attack at this ε:", lambda progress: attacker_view(
+        _space, resolve_mechanism(mechanism), epsilon, candidates=word_candidates(_space, count, prior), close=close,
+        seed=seed, progress=progress))
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def cached_attack_curve(_space, space_key, mechanism, epsilons, count, prior, close, seed):
+    from privlib.words.attacks import attack_curve, word_candidates
+
+    return ui.with_progress_bar("Attack across ε:", lambda progress: attack_curve(
+        _space, resolve_mechanism(mechanism), epsilons, candidates=word_candidates(_space, count, prior), close=close,
+        seed=seed, progress=progress))
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def cached_attack_frontier(_space, space_key, mechanisms, epsilons, count, prior, close, seed):
+    from privlib.words.attacks import attack_frontier, word_candidates
+
+    return ui.with_progress_bar("Frontier:", lambda progress: attack_frontier(
+        _space, [resolve_mechanism(m) for m in mechanisms], epsilons, candidates=word_candidates(_space, count, prior),
+        close=close, seed=seed, progress=progress))
+
+
+@st.cache_resource(show_spinner="Telling the word from its nearest neighbour …", max_entries=16)
+def cached_pair_tradeoff(_space, space_key, mechanism, epsilon, word, seed):
+    from privlib.words.attacks import pair_tradeoff
+
+    return pair_tradeoff(_space, resolve_mechanism(mechanism), epsilon, word, seed=seed)
+
+
+def attack_on_request(estimate, work, requested_key, button_key, what) -> bool:
+    """Whether ``work`` runs now (`ui.runs_now` of the seconds ``estimate()`` gives); else the estimate and
+    the button that asks for it. Settings the library refuses (e.g. more candidates than CusText maps): said."""
+    try:
+        seconds = estimate()
+    except ValueError as exc:
+        st.error(str(exc))
+        return False
+    if ui.runs_now(seconds, work, requested_key):
+        return True
+    st.info(f"{what} takes about {duration(seconds)} here (the library's estimate), so it runs only when you ask: "
+            "a smaller “Vocabulary size” in the sidebar or fewer candidate words make it faster.",
+            icon=":material/schedule:")
+    st.button(f"Run it (about {duration(seconds)})", key=button_key, type="primary", on_click=ui.request,
+              args=(requested_key, work))
+    return False
+
+
+def attack_result(compute):
+    """``compute()``, or None after saying why the library refused it."""
+    try:
+        return compute()
+    except ValueError as exc:
+        st.error(str(exc))
+        return None
+
+
+st.subheader("Attacker's view")
+st.markdown(
+    "What does somebody who sees **one sanitised word** learn about the word that was typed? The secret word is "
+    "drawn from the N most frequent words (uniformly, or by a Zipf prior: frequent words are more likely) and run "
+    "through the mechanism above at its ε; the attacker sees the output and names one candidate. **Smaller ε = more "
+    "privacy**: the attacker names the original less often. The measured attack is exact (the best possible "
+    "attacker) for SanText, SanText+, TEM and CusText, and a sampled attack — fitted on one set of outputs, scored "
+    "on fresh ones, so a lower bound on the best attacker — for the others."
+)
+from privlib.presentation.risk import attack_vs_epsilon_chart, frontier_chart, tradeoff_chart
+from privlib.words.attacks import DEFAULT_TARGET, PRIORS, VIEW_EPSILONS, largest_epsilon_under
+
+attack_counts = [n for n in ATTACK_CANDIDATES if n <= len(space)] or [len(space)]
+ac1, ac2, ac3 = st.columns([1.6, 1.2, 1.2], vertical_alignment="bottom")
+with ac1:
+    attack_count = st.select_slider("Candidate words (the most frequent)", attack_counts,
+                                    value=max(n for n in attack_counts if n <= 2_000) if attack_counts[0] <= 2_000
+                                    else attack_counts[0], key="nr_attack_candidates",
+                                    help="The secret word is one of these; the spec's default is 2,000.")
+with ac2:
+    attack_prior = st.radio("Prior over them", list(PRIORS), key="nr_attack_prior", horizontal=True,
+                            format_func=lambda p: {"uniform": "uniform", "zipf": "Zipf (1/rank)"}[p],
+                            help="Zipf: the word of rank r has probability ∝ 1/r (a proxy for word frequencies).")
+with ac3:
+    attack_target = st.number_input("Attack success you accept", min_value=0.0, max_value=1.0, value=DEFAULT_TARGET,
+                                    step=0.05, format="%.2f", key="nr_attack_target",
+                                    help="Answered below as the largest ε that keeps re-identification under it.")
+attack_args = (int(attack_count), attack_prior, int(close))
+view_work = ("view", key, mechanism, epsilon, *attack_args, seed)
+view = None
+if attack_on_request(lambda: cached_attack_seconds(space, key, (mechanism,), (epsilon,), *attack_args, True),
+                     view_work, "nr_attack_requested", "nr_attack_run",
+                     f"The attack at ε = {epsilon:g} over {attack_count:,} candidates"):
+    view = attack_result(lambda: cached_attacker_view(space, key, mechanism, epsilon, *attack_args, seed))
+if view is not None:
+    st.markdown(view.sentence)
+    low, high = view.interval()
+    am1, am2, am3, am4 = st.columns(4)
+    am1.metric("Names the original", f"{view.success:.2%}",
+               help="Exact: the best attacker." if view.exact else
+               f"Sampled attack, ±2 SE: {low:.2%} – {high:.2%} (Wilson).")
+    # short labels and values: four metrics side by side at 1024 pixels
+    am2.metric("Names the output", f"{view.guess_output:.2%}", help="The naive attacker: names the output word itself.")
+    am3.metric("Blind guess", f"{view.prior_baseline:.2%}", help="The most likely candidate, without the output.")
+    am4.metric("Guarantee's limit", "none" if view.bound is None else f"{view.bound:.2%}",
+               help=view.guarantee.text)
+    pair = attack_result(lambda: cached_pair_tradeoff(space, key, mechanism, epsilon, word, seed))
+if view is not None and pair is not None:
+    pair_attacks = {} if pair.sampled is None else {
+        f"distance test ({pair.sampled.samples:,} outputs per word)": pair.sampled}
+    st.plotly_chart(tradeoff_chart(pair.bound, exact=pair.exact, attacks=pair_attacks,
+                                   title=f"Telling “{pair.word}” from “{pair.other}” at ε = {epsilon:g}"),
+                    key="nr_attack_tradeoff")
+    st.caption(
+        (f"Any test that sees one output and says “{pair.word}” or “{pair.other}” (its nearest neighbour) stays on or "
+         "under the black line, the guarantee's limit (" + pair.guarantee + ")" if pair.bound is not None else
+         f"No line bounds a test that tells “{pair.word}” from “{pair.other}” (its nearest neighbour): "
+         + pair.guarantee)
+        + (". Dashed: the best test's exact curve, from the mechanism's output probabilities." if pair.exact is not None
+           else "; this mechanism has no exact output law, so the coloured line is a measured test: say "
+                f"“{pair.word}” when the output is nearer to it than to “{pair.other}” (by a margin, one point per "
+                "margin), scored on sampled outputs.")
+        + " The nearer a curve to the diagonal, the less one output tells the two words apart.")
+
+attack_curve_work = ("curve", key, mechanism, VIEW_EPSILONS, *attack_args, seed)
+attack_curve_result = None
+if attack_on_request(lambda: cached_attack_seconds(space, key, (mechanism,), VIEW_EPSILONS, *attack_args, True),
+                     attack_curve_work, "nr_attack_curve_requested", "nr_attack_curve_run",
+                     f"The attack at {len(VIEW_EPSILONS)} values of ε"):
+    attack_curve_result = attack_result(lambda: cached_attack_curve(space, key, mechanism, VIEW_EPSILONS, *attack_args,
+                                                                    seed))
+if attack_curve_result is not None:
+    attack_label = attack_curve_result.labels[attack_curve_result.mechanisms[0]]
+    exact_attack = attack_curve_result.exact[0]
+    bound_values = attack_curve_result.bound
+    guaranteed = bool(np.isfinite(bound_values).all())
+    st.plotly_chart(attack_vs_epsilon_chart(
+        attack_curve_result.epsilons,
+        {("Bayes attack (exact)" if exact_attack else "sampled attack"): (
+            attack_curve_result.success[0], None if exact_attack else attack_curve_result.success_se[0]),
+         "names the output itself": (attack_curve_result.guess_output[0],
+                                     None if exact_attack else attack_curve_result.guess_output_se[0])},
+        bound=bound_values if guaranteed else None, baseline=attack_curve_result.prior_baseline,
+        chosen_epsilon=epsilon, y_title="re-identification success",
+        title=f"Re-identification against ε: {figures.short_label(attack_label)}"), key="nr_attack_vs_epsilon")
+    st.caption(
+        "Left = smaller ε = more privacy. "
+        + ("Black: the guarantee's bound for every attacker (the dual bound over the candidates); " if guaranteed
+           else f"No bound is drawn: {attack_label} gives no guarantee over these candidates; ")
+        + "dashed grey: guessing without the output. Where the attack meets the grey line, one output tells an "
+          "attacker nothing more than word frequency" + ("." if exact_attack else "; bands ±2 SE."))
+    target_answer = largest_epsilon_under(attack_curve_result, attack_target)
+    st.markdown(f"**Target {attack_target:.0%}.** {target_answer.sentence}")
+else:
+    st.caption(f"Target {attack_target:.0%}: answered (the largest ε that keeps re-identification under it) once "
+               "the attack across ε has run.")
+
+with st.expander("Frontier: attack success against utility, mechanism by mechanism", expanded=False):
+    st.markdown("ε values compare only within the Euclidean d_X family; the frontier compares mechanisms by what "
+                "they give (close-neighbour outputs, the utility) against what they leak (re-identification).")
+    frontier_names = st.multiselect("Mechanisms", list(MECHANISMS), default=[mechanism[0]],
+                                    max_selections=ATTACK_FRONTIER_MAX, key="nr_attack_frontier_mechanisms",
+                                    format_func=lambda n: figures.short_label(MECHANISMS[n].label))
+    frontier_specs = tuple(mechanism if n == mechanism[0] else (n, ()) for n in frontier_names)
+    if frontier_specs:
+        frontier_work = ("frontier", key, frontier_specs, VIEW_EPSILONS, *attack_args, seed)
+        frontier = None
+        if attack_on_request(lambda: cached_attack_seconds(space, key, frontier_specs, VIEW_EPSILONS, *attack_args,
+                                                           False),
+                             frontier_work, "nr_attack_frontier_requested", "nr_attack_frontier_run", "The frontier"):
+            frontier = attack_result(lambda: cached_attack_frontier(space, key, frontier_specs, VIEW_EPSILONS,
+                                                                    *attack_args, seed))
+        if frontier is not None:
+            st.plotly_chart(frontier_chart(
+                {figures.short_label(frontier.labels[n]): (frontier.close[i], frontier.success[i], frontier.epsilons)
+                 for i, n in enumerate(frontier.mechanisms)},
+                x_title=f"close-neighbour outputs (rank 1–{close}): utility", y_title="re-identification success",
+                baseline=frontier.prior_baseline, title="Attack success against utility"), key="nr_attack_frontier")
+            st.caption("Each point is one ε (hover for it). Better mechanisms sit to the right (more close-neighbour "
+                       "outputs) and low (less re-identification); the dashed line is guessing without the output.")
 
 with st.expander("About this mechanism"):
     chosen = resolve_mechanism(mechanism)

@@ -56,6 +56,9 @@ st.info(
     "more useful results but less privacy. Every ε slider reads: ← more privacy · · · less privacy →",
     icon="🔒",
 )
+st.page_link(ui.PAGES / "what_epsilon_means.py", label="**What ε means**", icon="➡️")
+st.caption("ε as a limit on any attacker: type a guarantee and see how often an attacker can be right, what one "
+           "output does to a belief, the unit each topic protects, and an audit of any mechanism against its claim.")
 for topic, about, pages in TOPICS:
     st.header(topic)
     st.markdown(about)

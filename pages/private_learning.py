@@ -4,6 +4,8 @@ covers a whole grid of n (of ε for the diabetes data): moving n (or ε on diabe
 import streamlit as st
 
 from epsilon_lab import ui
+from privlib.core.validation import duration
+from privlib.erm import attacks
 from privlib.erm.calibration import calibrate, privacy_meters
 from privlib.erm.datasets import CHOSEN_DIMENSION, DATASET_LABELS, TASK_LABELS, task_caveat
 from privlib.erm.mechanisms import METHOD_LABELS, METHODS
@@ -19,6 +21,7 @@ from privlib.erm.sweep import (
     sweep,
 )
 from privlib.presentation.erm import figures
+from privlib.presentation.risk import attack_vs_epsilon_chart, frontier_chart, tradeoff_chart
 
 #: The n grid of the sweep and the values of the n slider (the page caps n at 10⁵).
 NS = (100, 300, 1_000, 3_000, 10_000, 30_000, 100_000)
@@ -30,8 +33,8 @@ D_CHOICES = (1, 2, 3, 5, 10, 20, 30, 50)
 R_CHOICES = (0.25, 0.5, 1.0, 2.0, 4.0)
 INFLATIONS = tuple(float(m) for m in DEFAULT_INFLATIONS)
 INSIDE_RECORDS = 200
-DEFAULTS = dict(erm_n=10_000, erm_dataset="synthetic", erm_task="regression", erm_d=10, erm_R=1.0, erm_m=1.0,
-                erm_repeats=10, erm_methods=list(METHODS))
+DEFAULTS = {"erm_n": 10_000, "erm_dataset": "synthetic", "erm_task": "regression", "erm_d": 10, "erm_R": 1.0,
+            "erm_m": 1.0, "erm_repeats": 10, "erm_methods": list(METHODS)}
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -78,6 +81,26 @@ def cached_tradeoff(dataset, n, epsilon, delta, d, R, task, repeats, seed):
 def cached_inside_view(dataset, epsilon, delta, n, d, seed, inflate, task, R):
     return inside_view(n_records=INSIDE_RECORDS, dataset=dataset, epsilon=epsilon, delta=delta, n=n, d=d, seed=seed,
                        inflate=inflate, task=task, R=R)
+
+
+#: Games of the ε curve of the attacker's view (the sentence and the ROC use `attacks.DEFAULT_GAMES`).
+CURVE_GAMES = 2_000
+#: The session's set of attack work the user asked for (`ui.request`).
+ATTACK_REQUESTED = "erm_attack_requested"
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def cached_membership(epsilons, delta, n, d, task, R, seed, games):
+    """The membership game of every attacked method at ``epsilons``, behind a progress bar."""
+    return ui.with_progress_bar(
+        f"Membership game: {games:,} pairs × {len(epsilons)} ε:",
+        lambda progress: attacks.membership_study(epsilons, delta, n=n, d=d, games=games, task=task, R=R, seed=seed,
+                                                  progress=progress, allow_long=True))
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def cached_submission(epsilon, delta, n, d, task, R, inflate):
+    return attacks.submission_risk(epsilon, delta, n=n, d=d, task=task, R=R, inflate=inflate)
 
 
 def n_grid(dataset: str) -> tuple:
@@ -301,6 +324,115 @@ st.markdown(
     "- Matching the two gives the asymptotic calibration nσ_b² = β², σ_a² = λ/(nε) [R] — equal bars in the chart, but "
     "no guarantee at finite n. The safe calibration (beyond the paper) pays for finite n with a larger ridge and a "
     "larger linear term; both shrink towards Obj-Gauss's as n grows.")
+
+# ---------------------------------------------------------------- 7. the attacker's view
+st.subheader("Attacker's view")
+st.markdown(
+    "**Membership, replace-one.** The unit of protection is one record: n − 1 other records and a pair of candidate "
+    "records; a coin picks which candidate enters, so the model is trained on n records either way, and the attacker "
+    "who sees the model says which candidate was in (guessing: 50 %). Two attacks: the **loss threshold** (Yeom et al. "
+    "2018: the candidate with the smaller loss) and the **known-neighbour likelihood ratio** (an attacker who knows "
+    "both candidates and every other record, as every DP bound assumes). The guarantee bounds both for every pair; "
+    "membership in the add/remove sense (n or n − 1 records) is a different pair, **not** bounded by the replace-one "
+    "curve. The games use synthetic records of the page's n and d (beyond the paper). Smaller ε = more privacy.")
+attack_n, attack_d = n, d
+attack_work = ("sentence", epsilon, delta, attack_n, attack_d, task, R, seed)
+attack_seconds = attacks.estimate_seconds(attack_n, attack_d, attacks.DEFAULT_GAMES, attacks.ATTACK_METHODS)
+study = None
+if ui.runs_now(attack_seconds, attack_work, ATTACK_REQUESTED):
+    try:
+        study = cached_membership((epsilon,), delta, attack_n, attack_d, task, R, seed, attacks.DEFAULT_GAMES)
+    except ValueError as exc:
+        st.error(str(exc))
+else:
+    st.info(f"The membership game fits {len(attacks.ATTACK_METHODS)} methods on {attacks.DEFAULT_GAMES:,} pairs of "
+            f"{attack_n:,}-record data sets, about {duration(attack_seconds)} here, so it runs when you ask.",
+            icon=":material/schedule:")
+    st.button(f"Run the membership game (about {duration(attack_seconds)})", key="erm_attack_run", type="primary",
+              on_click=ui.request, args=(ATTACK_REQUESTED, attack_work))
+if study is not None:
+    st.markdown("\n".join(f"- {sentence}" for sentence in attacks.plain_sentences(study, epsilon).values()))
+    valid = [m for m in study.methods if study.at(m, epsilon).valid]
+    shown_method = st.selectbox("Method on the chart", valid, format_func=METHOD_LABELS.get, key="erm_attack_method",
+                                index=valid.index("input_safe") if "input_safe" in valid else 0)
+    chosen = study.at(shown_method, epsilon)
+    st.plotly_chart(tradeoff_chart(
+        chosen.bound, attacks={m.label: m for m in chosen.attacks.values()}, log_fpr=True,
+        title=f"{chosen.label} at ε = {epsilon:g}, n = {attack_n:,}: {study.games:,} games"), key="erm_attack_roc")
+    tail = ("TPR at 1 % FPR is measured from 10⁴ non-member scores" if study.games >= attacks.ROC_MIN_NONMEMBERS
+            else "fewer than 10⁴ non-member scores: TPR at 1 % FPR is not measured")
+    best = chosen.strongest()
+    st.caption("Each coloured line is an attack's ROC (a log FPR axis, where membership attacks matter); the black "
+               "line is the most any test can reach under the guarantee, "
+               + ("none here: no guarantee." if chosen.bound is None else
+                  f"{chosen.bound.label} — its (ε, δ) curve only for Obj-Gauss and input perturbation, never a μ-GDP "
+                  "curve (their released argmin is not exactly Gaussian).")
+               + f" The strongest attack's AUC is {best.auc:.3f} ± {2 * best.auc_se:.3f} (2 SE); {tail}.")
+    if chosen.weak_attack:
+        st.caption("The measured ROC stays far under the bound: that gap reflects a weak attack on typical records, "
+                   "not measured extra privacy — the bound covers the worst pair of records and every attacker.")
+if not cal.valid:
+    st.caption(f"Input perturbation (safe calibration) releases no model here, so it is not attacked: {cal.reason}")
+
+curve_epsilons = tuple(sorted(set(attacks.ATTACK_EPSILONS) | {epsilon}))
+curve_work = ("curve", curve_epsilons, delta, attack_n, attack_d, task, R, seed)
+curve_seconds = attacks.estimate_seconds(attack_n, attack_d, CURVE_GAMES, attacks.ATTACK_METHODS, len(curve_epsilons))
+curve = None
+if ui.runs_now(curve_seconds, curve_work, ATTACK_REQUESTED):
+    try:
+        curve = cached_membership(curve_epsilons, delta, attack_n, attack_d, task, R, seed, CURVE_GAMES)
+    except ValueError as exc:
+        st.error(str(exc))
+else:
+    st.button(f"Draw the attack across ε (about {duration(curve_seconds)})", key="erm_attack_curve_run",
+              on_click=ui.request, args=(ATTACK_REQUESTED, curve_work))
+if curve is not None:
+    private = [m for m in curve.methods if m != "non_private"]
+    bound_method = "obj_gauss" if "obj_gauss" in private else private[0]
+    bounds = [r.bound_success for r in curve.results[bound_method]]
+    st.plotly_chart(attack_vs_epsilon_chart(
+        curve_epsilons, {METHOD_LABELS[m]: curve.series(m) for m in private}, bound=bounds, baseline=0.5,
+        chosen_epsilon=epsilon, y_title="success in naming the member",
+        bound_name="the (ε, δ) guarantee's bound (output perturbation's pure ε: slightly lower)",
+        baseline_name="guessing (50 %)",
+        title=f"The strongest attack against ε, n = {attack_n:,} ({CURVE_GAMES:,} games per point, ± 2 SE)"),
+        key="erm_attack_curve")
+    st.caption("Each line: the success of the strongest of the two attacks at each ε, ± 2 SE; black: what the "
+               "guarantee allows any attacker; grey: guessing. Where the lines stay near 50 % while the bound climbs, "
+               "the attacks are weak on typical records — the bound is a worst case, not a prediction.")
+    frontier = frontier_chart(
+        {METHOD_LABELS[m]: ([r.excess_risk for r in curve.results[m]], curve.series(m)[0], curve_epsilons)
+         for m in private}, x_title="excess empirical risk in the same games (lower = more useful)",
+        y_title="success in naming the member", baseline=0.5, baseline_name="guessing (50 %)",
+        title="Attack success against utility, one point per ε")
+    frontier.update_xaxes(type="log")  # the excess risk spans orders of magnitude over the ε grid
+    st.plotly_chart(frontier, key="erm_attack_frontier")
+    st.caption("Each point is one ε of the grid (hover for it): lower is more private, further left more useful. "
+               "ε values are comparable within one method; across methods compare the points themselves.")
+
+target = st.number_input("Attack success you accept (naming the member of a pair)", min_value=0.5, max_value=1.0,
+                         value=0.6, step=0.01, format="%.2f", key="erm_attack_target",
+                         help="50 % is guessing; the answer is the largest ε of the grid that keeps the attack under it.")
+for method in ("input_safe", "obj_gauss", "output"):
+    answer = attacks.largest_epsilon_under(target, curve_epsilons, method, delta=delta, n=attack_n, d=attack_d,
+                                           task=task, R=R)
+    line = f"- By the bound (any attacker): {answer.sentence}"
+    if curve is not None:
+        line += "  \n  By the measured attacks: " + attacks.largest_epsilon_under(
+            target, curve_epsilons, method, basis="measured", study=curve).sentence
+    st.markdown(line)
+
+submission = cached_submission(epsilon, delta, attack_n, attack_d, task, R, inflate)
+st.markdown(f"**Each contributor's submission.** {submission.sentence}")
+if submission.valid:
+    # a markdown table, not a dataframe: the page's one table stays the inside view's
+    st.markdown("| radius η | prior mass κ̄ of the best η-ball | bound Φ(Φ⁻¹(κ̄) + μ_L) | vacuous |\n|---|---|---|---|\n"
+                + "\n".join(f"| {row['eta']:g} | {row['kappa']:.3g} | {row['bound']:.3g} | "
+                            f"{'yes' if row['vacuous'] else 'no'} |" for row in map(dict, submission.rows)))
+    st.caption("The database sees every submission: the bound holds for any way of reconstructing her features a "
+               "within η from it (Hayes et al. 2023; κ̄ bounds the prior mass of the best η-ball from above). With "
+               "more contributors each submission carries less noise, so μ_L grows like √n and the bound soon says "
+               "nothing.")
 
 st.download_button("Sweep results (CSV)", result.to_csv(), file_name="private-learning-sweep.csv", mime="text/csv",
                    key="erm_download_csv")

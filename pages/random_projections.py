@@ -3,11 +3,15 @@
 import json
 import math
 
+import numpy as np
 import streamlit as st
 
 from epsilon_lab import ui
+from privlib.core.validation import duration
 from privlib.presentation.projections import figures
 from privlib.presentation.projections.corrections import PAPER_CORRECTIONS
+from privlib.presentation.risk import attack_vs_epsilon_chart, tradeoff_chart
+from privlib.projections import attacks
 from privlib.projections import sweep as rp_sweep
 from privlib.projections.datasets import DATASET_LABELS, FIXED_DIMENSIONS, load_dataset_at
 from privlib.projections.mechanisms import MECHANISMS
@@ -119,6 +123,44 @@ def cached_gaussian_delta2(p, k, seed, beta):
 @st.cache_data(show_spinner=False, max_entries=16)
 def cached_n_plus(p, k, delta, m, beta):
     return n_plus(p, k, delta, m, beta)
+
+
+#: The settings besides k, β and the projection's seed that a mechanism may read (its own PARAMETERS decide).
+ATTACK_SETTINGS = ("t", "m", "projection", "s")
+
+
+def attack_parameters(name, k, beta, seed, specific) -> tuple:
+    """The attacked mechanism's parameters as a hashable tuple: k, β, the public projection's seed and
+    those of t, m, the projection and s that it reads."""
+    own = MECHANISMS[name].PARAMETERS
+    return tuple(sorted({"k": int(k), "beta": float(beta), "seed": int(seed),
+                         **{key: specific[key] for key in ATTACK_SETTINGS if key in own}}.items()))
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def cached_attribute_attack(name, epsilon, delta, p, parameters, seed):
+    return ui.with_progress_bar(f"Attacking one attribute of {MECHANISMS[name].label}:",
+                                lambda progress: attacks.attribute_inference(
+                                    name, epsilon=epsilon, delta=delta, p=p, seed=seed, parameters=dict(parameters),
+                                    progress=progress, allow_long=True))
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def cached_attack_curves(name, delta, dataset, p, parameters, seed, linkage, _data):
+    """Both attacks over the page's ε grid (``linkage`` False: the attribute attack's closed forms
+    only, a fraction of a second); ``_data`` is determined by ``dataset`` and ``p``."""
+    return ui.with_progress_bar(f"Attacking {MECHANISMS[name].label} across ε:",
+                                lambda progress: attacks.attack_curves(
+                                    name, epsilons=EPSILONS, delta=delta, dataset=_data, linkage=linkage, seed=seed,
+                                    parameters=dict(parameters), progress=progress, allow_long=True))
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def cached_linkage(name, epsilon, delta, dataset, p, parameters, seed, _data):
+    return ui.with_progress_bar(f"Linking {MECHANISMS[name].label} releases to their rows:",
+                                lambda progress: attacks.record_linkage(
+                                    name, epsilon=epsilon, delta=delta, dataset=_data, seed=seed,
+                                    parameters=dict(parameters), progress=progress, allow_long=True))
 
 
 ui.start_page()
@@ -334,6 +376,105 @@ else:
 with st.expander(f"Where the code departs from the paper's print ({len(PAPER_CORRECTIONS)} slips corrected)"):
     st.markdown("\n".join(f"- **{c.where}.** The paper prints {c.printed}; the code uses {c.code}: {c.why}."
                           for c in PAPER_CORRECTIONS))
+
+st.subheader("Attacker's view")
+st.markdown(
+    "What the guarantee protects is **one attribute of one vector**: somebody who knows every other coordinate "
+    "of a vector tries to tell which of two values β apart one coordinate holds (covered: the guarantee bounds "
+    "every such attacker). A whole row is not protected: somebody who holds the original rows can try to "
+    "**link** each release to its row (not covered). Smaller ε = more noise = more privacy; larger ε = less."
+)
+
+
+def attackers_view() -> None:
+    """The attacker's view of the mechanism chosen in it; an error ends the section, not the page."""
+    attacked = st.selectbox("Mechanism attacked", names, format_func=lambda n: MECHANISMS[n].label,
+                            key="rp_attack_mechanism", help="One of the mechanisms chosen above.")
+    attack_params = attack_parameters(attacked, k, beta, seed, specific)
+    attack_label = MECHANISMS[attacked].label
+    try:
+        attribute_seconds = attacks.attack_seconds(attacked, p=data.p, k=int(k))
+        attribute_work = ("attribute", attacked, epsilon, float(delta), data.p, attack_params, seed)
+        attribute = None
+        if ui.runs_now(attribute_seconds, attribute_work, "rp_attack_requested"):
+            attribute = cached_attribute_attack(attacked, epsilon, float(delta), data.p, attack_params, seed)
+        curves = cached_attack_curves(attacked, float(delta), dataset, p_value, attack_params, seed, False, data)
+    except ValueError as exc:
+        st.error(str(exc))
+        return
+    left, right = st.container(), st.container()  # one chart per row: side by side, 1024 px cut their axis titles
+    with left:
+        if attribute is not None:
+            st.plotly_chart(tradeoff_chart(attribute.bound, attacks={"likelihood-ratio attack (measured, held out)":
+                                                                     attribute.measured},
+                                           exact=attribute.exact, title=f"Attribute inference at ε = {epsilon:g}"),
+                            key="rp_attack_tradeoff")
+            st.markdown(attribute.sentence)
+            st.caption(
+                "The shaded region is what the guarantee forbids: no test on one release gets there. "
+                + ("The dashed line is this pair's exact curve (the likelihood-ratio test on the bits whose law differs "
+                   "between the two values); " if attribute.informative_bits is not None else
+                   "The exact curve of a Gaussian release is G_μ with μ = β‖W_i‖/(√k σ): for the attribute of the largest "
+                   "row norm it is the guarantee's own curve; " if attribute.mu is not None else "")
+                + f"the coloured line is the attack run on {2 * attribute.measured.releases:,} fresh releases, its "
+                  f"threshold chosen on half of them and counted on the other half (AUC {attribute.measured.auc:.3f} ± "
+                  f"{2 * attribute.measured.auc_standard_error:.3f}).")
+        else:
+            st.info(f"The attribute attack draws {2 * attacks.DEFAULT_RELEASES:,} releases of {attack_label}, about "
+                    f"{duration(attribute_seconds)} here, so it runs only when you ask.", icon=":material/schedule:")
+            st.button(f"Run the attribute attack (about {duration(attribute_seconds)})", key="rp_attack_run",
+                      on_click=ui.request, args=("rp_attack_requested", attribute_work))
+    with right:
+        bound = curves.attribute_bound if np.all(np.isfinite(curves.attribute_bound)) else None
+        measured_label = "the attribute attacker (exact)" if curves.attribute_exact else "the attribute attacker (measured)"
+        st.plotly_chart(figures.mark_epsilon(attack_vs_epsilon_chart(
+            curves.epsilons, {measured_label: (curves.attribute_success,
+                                               None if curves.attribute_exact else curves.attribute_standard_error)},
+            bound=bound, baseline=attacks.PRIOR, y_title="guessed right (prior ½)",
+            title=f"Attribute inference against ε, {attack_label}", baseline_name="guessing without the release"),
+            epsilon), key="rp_attack_epsilon")
+        st.caption("How often the best attacker guesses the attribute right against ε, beside the guarantee's limit and "
+                   "the 50 % of guessing blind" + ("" if bound is not None else " (no guarantee: no limit drawn)")
+                   + ". Read it with the retrieval chart above: the ε that keeps this low is the ε whose precision you "
+                     "pay.")
+    target = st.number_input("Attack success you accept (guessing the attribute right)", min_value=0.0, max_value=1.0,
+                             value=attacks.DEFAULT_TARGET, step=0.01, key="rp_attack_target",
+                             help="A probability: 0.5 is guessing blind, 1 is always right.")
+    st.markdown(attacks.largest_epsilon_under(float(target), curves, "attribute").sentence)
+
+    candidates = data.n_db + data.n_queries
+    linkage_seconds = attacks.attack_seconds(attacked, p=data.p, k=int(k), epsilons=len(EPSILONS) + 1, releases=0,
+                                             candidates=candidates, targets=min(attacks.DEFAULT_TARGETS, candidates))
+    linkage_work = ("linkage", attacked, epsilon, float(delta), dataset, p_value, attack_params, seed)
+    if ui.runs_now(linkage_seconds, linkage_work, "rp_linkage_requested"):
+        try:
+            linkage = cached_linkage(attacked, epsilon, float(delta), dataset, p_value, attack_params, seed, data)
+            linkage_curves = cached_attack_curves(attacked, float(delta), dataset, p_value, attack_params, seed, True, data)
+        except ValueError as exc:
+            st.error(str(exc))
+            return
+        st.markdown(linkage.sentence)
+        st.plotly_chart(figures.mark_epsilon(attack_vs_epsilon_chart(
+            linkage_curves.epsilons, {"linkage (measured)": (linkage_curves.linkage_success,
+                                                             linkage_curves.linkage_standard_error)},
+            baseline=linkage_curves.linkage_chance, y_title="linked to the right row",
+            title=f"Record linkage against ε, {attack_label} (not covered by the guarantee)",
+            baseline_name="guessing a row"), epsilon), key="rp_linkage_epsilon")
+        st.caption(f"{linkage.targets:,} released rows matched to the nearest of the {linkage.candidates:,} original rows' "
+                   "projections (Hamming distance for bits), ± 2 SE. No guarantee bounds this line: the per-attribute ε "
+                   "stays the same while whole rows become easy to link.")
+        linkage_target = st.number_input("Linkage success you accept", min_value=0.0, max_value=1.0, value=0.05,
+                                         step=0.01, key="rp_linkage_target")
+        st.markdown(attacks.largest_epsilon_under(float(linkage_target), linkage_curves, "linkage").sentence)
+    else:
+        st.info(f"The linkage attack releases {min(attacks.DEFAULT_TARGETS, candidates):,} rows and matches each to the "
+                f"nearest of {candidates:,} at {len(EPSILONS) + 1} values of ε, about {duration(linkage_seconds)} here, so "
+                "it runs only when you ask.", icon=":material/schedule:")
+        st.button(f"Run the linkage attack across ε (about {duration(linkage_seconds)})", key="rp_linkage_run",
+                  on_click=ui.request, args=("rp_linkage_requested", linkage_work))
+
+
+attackers_view()
 
 st.download_button("Sweep results (JSON)", json.dumps(rp_sweep.report_dict(result), indent=2),
                    file_name="random-projections-sweep.json", mime="application/json", key="rp_download")

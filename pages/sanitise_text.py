@@ -124,6 +124,32 @@ for col, result, (name, params) in zip(columns, results, mechanisms):
         c.metric("Distant word", f"{f['distant']:.0%}", help=f"Replaced by a word ranked beyond {close}.")
         st.caption(resolve_mechanism((name, params)).guarantee.text)
 
+# What an attacker learns (issue 23): the sentence of Neighbour ranks' "Attacker's view" for the first
+# mechanism, here only when it is cheap (the library's estimate within SANITISE_ATTACK_SECONDS), and a link there.
+SANITISE_ATTACK_SECONDS = 0.5
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def cached_sanitise_attack_seconds(_space, space_key, mechanism, epsilon, close):
+    from privlib.words.attacks import attack_seconds
+
+    return attack_seconds(_space, resolve_mechanism(mechanism), [epsilon], close=close)
+
+
+# a resource, not data: an exact attack keeps its likelihood, which holds the space
+@st.cache_resource(show_spinner="Measuring what an attacker learns …", max_entries=16)
+def cached_sanitise_attack(_space, space_key, mechanism, epsilon, close, seed):
+    from privlib.words.attacks import attacker_view
+
+    return attacker_view(_space, resolve_mechanism(mechanism), epsilon, close=close, seed=seed)
+
+
+if cached_sanitise_attack_seconds(space, key, mechanisms[0], epsilon, int(close)) <= SANITISE_ATTACK_SECONDS:
+    attack = cached_sanitise_attack(space, key, mechanisms[0], epsilon, int(close), seed)
+    st.markdown(f"**What an attacker learns ({short_label(MECHANISMS[mechanisms[0][0]].label)}).** {attack.sentence}")
+st.page_link(ui.PAGES / "neighbour_ranks.py", icon="➡️",
+             label="What an attacker learns: Neighbour ranks → Attacker's view")
+
 with st.expander("Every token"):
     tokens = records_table(results)
     columns = ["mechanism", "original", "replacement", "action", "reason", "rank", "distance", "cosine", "epsilon"]

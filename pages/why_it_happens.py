@@ -9,7 +9,6 @@ import streamlit as st
 from epsilon_lab import embedding_ui, ui
 from privlib.core.validation import duration
 from privlib.presentation.words import figures
-from privlib.words.cost import neighbour_distances_seconds
 from privlib.words.experiments import sweep
 from privlib.words.mechanisms.postprocessing import DEFAULT_C
 from privlib.words.theory.analogies import (
@@ -40,8 +39,6 @@ FIG6_MECHANISM_WORDS = 200
 FIX_EPSILONS = (1, 2, 5, 10, 15, 20, 30)
 FIX_WORDS = 100
 FIX_MECHANISMS = ("multivariate-laplace", "postprocessing-fix")
-#: Table 2 for more words than the default starts by itself only when its estimate is at most this many seconds.
-AUTOMATIC_SECONDS = 1.5
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -78,13 +75,10 @@ def cached_table2(_space, space_key, words, seed):
 @st.cache_data(show_spinner="Estimating the time of Table 2 …", max_entries=16)
 def cached_table2_seconds(_space, space_key, words):
     """`neighbour_distances_seconds`: Table 2 for more words than the default waits for its button when longer than
-    `AUTOMATIC_SECONDS`."""
+    `ui.AUTOMATIC_SECONDS`."""
+    from privlib.words.cost import neighbour_distances_seconds  # (here: the first view needs no estimate)
+
     return neighbour_distances_seconds(_space, words)
-
-
-def request_table(work: tuple) -> None:
-    """The button's callback: Table 2 for these words was asked for, and stays shown (later changes keep it)."""
-    st.session_state.setdefault("why_table_requested", set()).add(work)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -104,15 +98,34 @@ def cached_frequencies(_space, _table, space_key, words, seed):
         _space, _table, FIG6_EPSILONS, FIG6_MECHANISM_WORDS, 1, rng=seed, progress=progress))
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
-def cached_fix_sweeps(_space, space_key, seed):
-    return ui.with_progress_bar("Comparing the mechanisms …", lambda progress: sweep(
-        _space, FIX_MECHANISMS, FIX_EPSILONS, repeats=FIX_WORDS, seed=seed, progress=progress))
+def frequencies_seconds(space) -> float:
+    """`mechanism_frequencies_seconds` from the stored kernel costs (no timing: microseconds). Fig. 6's runs of the
+    mechanism start by itself only when at most `ui.AUTOMATIC_SECONDS` (issue 22: 2,200 searches of the whole GloVe
+    vocabulary are about a second of the first view); the exact curves are shown at once."""
+    from privlib.words.cost import mechanism_frequencies_seconds
+
+    return mechanism_frequencies_seconds(space, FIG6_EPSILONS, FIG6_MECHANISM_WORDS, 1, timed=False)
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def fix_sweeps_in_background(_space, space_key, seed) -> embedding_ui.BackgroundLoad:
+    """Step 5's comparison (`sweep` of the two mechanisms), started in a daemon thread as soon as the page has its
+    embedding (`embedding_ui.BackgroundLoad`): it runs while steps 1–4 compute and draw — their imports, exact laws and
+    drawing leave a core free — and step 5 waits only for what is left (about a second of work on the first view,
+    issue 22). Kept for every session, as a cached result; its numbers are `sweep`'s with this seed."""
+    # The thread must import nothing (two threads importing at once is not safe: `embedding_ui.preload`): a
+    # run of the same sweep on one word at one ε, here, imports whatever its code path needs (milliseconds).
+    sweep(_space, FIX_MECHANISMS, FIX_EPSILONS[:1], repeats=1, seed=seed)
+    comparison = embedding_ui.BackgroundLoad(
+        lambda: sweep(_space, FIX_MECHANISMS, FIX_EPSILONS, repeats=FIX_WORDS, seed=seed), name="epsilon-lab-fix-sweeps")
+    comparison.start()
+    return comparison
 
 
 space = embedding_ui.word_space()
 key = embedding_ui.embedding_key(space)
 seed = int(st.session_state["seed"])
+fix_comparison = fix_sweeps_in_background(space, key, seed)  # step 5's work, in the background from now on
 
 st.title("Why it happens")
 st.markdown(
@@ -230,14 +243,14 @@ n_table = st.radio("Words drawn at random from the whole vocabulary", TABLE2_WOR
                    key="why_table_words", format_func=lambda n: f"{n:,}" + (" (as the paper)" if n == 5_000 else ""),
                    help="The paper uses 5,000 words; more words = smaller standard errors and a longer wait.")
 table_work = (key, n_table, seed)
-if n_table != TABLE2_WORDS[0] and table_work not in st.session_state.get("why_table_requested", set()):
+if n_table != TABLE2_WORDS[0]:
     table_seconds = cached_table2_seconds(space, key, n_table)
-    if table_seconds > AUTOMATIC_SECONDS:
+    if not ui.runs_now(table_seconds, table_work, "why_table_requested"):
         st.info(f"Ranking the neighbours of {n_table:,} words takes about {duration(table_seconds)} here (and step 4 "
                 "grows with it), so it runs only when you ask: a click elsewhere then answers at once. Shown until "
                 f"then: {TABLE2_WORDS[0]:,} words.", icon=":material/schedule:")
         st.button(f"Compute Table 2 for {n_table:,} words (about {duration(table_seconds)})", key="why_table_run",
-                  type="primary", on_click=request_table, args=(table_work,))
+                  type="primary", on_click=ui.request, args=("why_table_requested", table_work))
         n_table = TABLE2_WORDS[0]
 try:
     table = cached_table2(space, key, n_table, seed)
@@ -277,13 +290,18 @@ st.markdown(
     "a coin toss, so no neighbour is favoured."
 )
 probabilities = cached_win_probabilities(table, key, n_table, seed)
-frequencies = cached_frequencies(space, table, key, n_table, seed)
+fig6_work = ("fig6 runs", key, n_table, seed)
+fig6_seconds = frequencies_seconds(space)
+frequencies = None
+if ui.runs_now(fig6_seconds, fig6_work, "why_fig6_requested"):
+    frequencies = cached_frequencies(space, table, key, n_table, seed)
 word_curves = None
 if word_table is not None:
     word_curves = (word, cached_word_win_probabilities(word_table, key, word))
 st.plotly_chart(figures.win_probabilities_vs_epsilon(
     probabilities, frequencies, word_curves,
-    title=f"Exact probabilities (n = {space.dim}) for {len(table):,} random words, and what the mechanism did"),
+    title=f"Exact probabilities (n = {space.dim}) for {len(table):,} random words"
+          + (", and what the mechanism did" if frequencies is not None else "")),
     key="why_fig6")
 reach = probabilities.first_reaching(0.9)
 if reach is not None:
@@ -291,12 +309,17 @@ if reach is not None:
         f"At ε = {reach['epsilon']:g}, w beats x₁ with probability {reach['w_beats_x1']:.2f} on "
         f"average, while x₁ beats x₂ with probability {reach['x1_beats_x2']:.2f} (a coin toss would be 0.50)."
     )
-st.caption(
-    f"Curves: exact, from the closed-form law of Z (no Monte Carlo); the band holds 80 % of the words. Diamonds: "
-    f"{FIG6_MECHANISM_WORDS} of the same words, one run each per ε, ±2 standard errors. Eq. 18 is an upper bound on "
-    "the proportion of original outputs: the word must beat every other word, not only x₁, and with large noise "
-    "one of them usually does."
-)
+runs_text = (f"Diamonds: {FIG6_MECHANISM_WORDS} of the same words, one run each per ε, ±2 standard errors. Eq. 18 is "
+             "an upper bound on the proportion of original outputs: the word must beat every other word, not only x₁, "
+             "and with large noise one of them usually does.") if frequencies is not None else (
+    f"What the mechanism did ({FIG6_MECHANISM_WORDS} of the same words, one run each per ε: "
+    f"{FIG6_MECHANISM_WORDS * len(FIG6_EPSILONS):,} searches of the whole vocabulary, about {duration(fig6_seconds)} "
+    "here) is drawn as diamonds when you ask, so the page answers at once.")
+st.caption("Curves: exact, from the closed-form law of Z (no Monte Carlo); the band holds 80 % of the words. "
+           + runs_text)
+if frequencies is None:
+    st.button(f"Run the mechanism on {FIG6_MECHANISM_WORDS} words (about {duration(fig6_seconds)})",
+              key="why_fig6_run", on_click=ui.request, args=("why_fig6_requested", fig6_work))
 
 # ------------------------------------------------------------------------------------ step 5
 st.header("5. What the fix changes")
@@ -305,7 +328,8 @@ st.markdown(
     f"with probability decreasing with its rank among the pivot's neighbours (c = {DEFAULT_C:g}). It reads only "
     "the pivot, so the privacy guarantee is unchanged, but close neighbours of the input now come out."
 )
-fix_sweep = cached_fix_sweeps(space, key, seed)
+with st.spinner("Comparing the mechanisms …"):
+    fix_sweep = fix_comparison.result()
 st.plotly_chart(figures.proportions_vs_epsilon(
     fix_sweep, title=f"Outputs of {fix_sweep.repeats} random words, without and with the fix"), key="why_fix")
 st.page_link(ui.PAGES / "neighbour_ranks.py", label="Try both mechanisms on any word in Neighbour ranks", icon="➡️")

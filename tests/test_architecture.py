@@ -44,6 +44,8 @@ PLANTED = [
     ("privlib/presentation/projections/__init__.py", "import privlib.presentation.words", "presentation"),
     # the shared figure style sits below every topic's figures
     ("privlib/presentation/style.py", "import privlib.presentation.erm.figures", "presentation"),
+    # the attacker's-view figures every topic shares sit below the topics' figures
+    ("privlib/presentation/risk.py", "import privlib.presentation.label_dp.figures", "presentation"),
 ]
 
 

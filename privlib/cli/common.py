@@ -30,6 +30,7 @@ from privlib.core.validation import (
     environment_number,
     long_work_limit,
     parse_epsilon_grid,
+    refuse_long_work,
     shown,
 )
 
@@ -217,10 +218,8 @@ def long_work(args: argparse.Namespace, name: str, seconds: float, reduce: str):
     `Progress` to hand to the library, which has shown the estimate — on a terminal always,
     elsewhere for work of at least `QUIET_SECONDS` (or above the limit) — or None. ``reduce``: the
     options that make the work smaller."""
+    refuse_long_work(seconds, args.allow_long, name, f"reduce {reduce}", allow="--allow-long")
     limit = long_work_limit()
-    if seconds > limit and not args.allow_long:
-        raise ValueError(f"{name} would take about {duration(seconds)} (estimate, limit {duration(limit)}); "
-                         f"pass --allow-long to run it anyway, or reduce {reduce}.")
     progress = terminal_progress(sys.stderr.isatty() or seconds >= min(QUIET_SECONDS, limit), estimate=seconds)
     if progress is not None:
         progress(0.0, f"{name}: about {duration(seconds)} (estimate)")

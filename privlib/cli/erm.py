@@ -1,4 +1,4 @@
-"""The private-learning commands (privlib.erm): erm-calibrate, agm and erm-sweep.
+"""The private-learning commands (privlib.erm): erm-calibrate, agm, erm-sweep and erm-attack.
 
 Fukuchi, Tran, Sakuma (2017), "Differentially Private Empirical Risk Minimization with Input
 Perturbation" (DS 2017, arXiv:1710.07425), against objective perturbation (Kifer, Smith, Thakurta
@@ -12,7 +12,11 @@ Perturbation" (DS 2017, arXiv:1710.07425), against objective perturbation (Kifer
 - ``agm``: the analytic-Gaussian ε of a μ-GDP release at δ (Balle & Wang 2018, Thm 8);
 - ``erm-sweep``: test RMSE (or accuracy) and excess empirical risk of every method over n (or over ε
   with ``--epsilons``), mean ± SD over ``--repeats`` (alias ``--trials``); work estimated above about a
-  minute is refused without ``--allow-long`` (`privlib.erm.sweep.estimate_seconds`).
+  minute is refused without ``--allow-long`` (`privlib.erm.sweep.estimate_seconds`);
+- ``erm-attack``: what an attacker learns (`privlib.erm.attacks`): membership in the replace-one game
+  (loss-threshold and known-neighbour likelihood-ratio attacks: AUC, success, TPR at 1 % FPR) against
+  each guarantee's bound, at ``--epsilon`` or over ``--epsilons`` (then the largest ε under ``--target``),
+  and each contributor's submission (μ_L, the reconstruction bound); the page's numbers for the same seed.
 
 Each command is a `Command` in `COMMANDS`; bad input is a ValueError (or an argparse error), reported as
 one line on stderr with exit code 2. The library is imported when a command runs.
@@ -31,11 +35,13 @@ from privlib.cli.common import (
     add_repeats_argument,
     add_seed_argument,
     check_memory,
+    checked_number,
     long_work,
     one_of,
     parse_epsilon,
+    whole_number_at_least,
 )
-from privlib.core.validation import shown
+from privlib.core.validation import check_probability, shown
 
 #: ``--dataset`` choices: ``privlib.erm.datasets.DATASETS`` (spelled out so that ``--help`` loads no data code).
 DATASET_CHOICES = ("synthetic", "diabetes", "census2000")
@@ -214,8 +220,8 @@ def sweep_plan(args) -> tuple[str, tuple, dict]:
     dataset, the mechanisms, the values and the progress), or a ValueError for inconsistent flags."""
     from privlib.erm.sweep import SWEEP_AXIS
 
-    common = dict(delta=args.delta, repeats=args.repeats, seed=args.seed, task=args.task, R=args.R,
-                  inflate=args.inflate)
+    common = {"delta": args.delta, "repeats": args.repeats, "seed": args.seed, "task": args.task, "R": args.R,
+              "inflate": args.inflate}
     if args.epsilons is not None:
         if args.epsilon is not None:
             raise ValueError("Give either --epsilon (a sweep over --n) or --epsilons (a sweep over epsilon), not both.")
@@ -285,6 +291,92 @@ def print_sweep(args, result: dict) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
+# erm-attack
+
+#: ``--methods`` choices of erm-attack: ``privlib.erm.attacks.ATTACK_METHODS``.
+ATTACK_METHOD_CHOICES = ("non_private", "input_safe", "obj_gauss", "output")
+#: What makes an erm-attack smaller, for the refusal of long work.
+ATTACK_REDUCE = "--games, --n, --d, the number of --epsilons or --methods"
+
+parse_target = checked_number("target", lambda value: check_probability(
+    value, "target (the attack success you accept, a probability)"))
+
+
+def add_attack_arguments(parser) -> None:
+    parser.add_argument("--epsilon", type=parse_epsilon, default=1.0,
+                        help="privacy parameter (smaller = more privacy; default 1)")
+    add_epsilons_argument(parser, help="also run the game over this epsilon grid (with --epsilon added) and answer "
+                                       "--target: start:stop[:step] or a comma list, e.g. 0.1,1,10")
+    add_delta_argument(parser, 1e-6)
+    parser.add_argument("--n", type=parse_count, default=1000, help="records in the training data (default 1000)")
+    parser.add_argument("--d", type=parse_dimension, default=10, help="number of features (default 10)")
+    parser.add_argument("--R", type=parse_positive, default=1.0, help="radius of the parameter ball (default 1)")
+    parser.add_argument("--task", type=one_of(TASK_CHOICES), default="regression",
+                        metavar="{" + ",".join(TASK_CHOICES) + "}",
+                        help="regression (squared loss, default) or classification (logistic Taylor surrogate)")
+    parser.add_argument("--methods", type=one_of(ATTACK_METHOD_CHOICES), nargs="+", default=None, metavar="METHOD",
+                        help=f"methods to attack (default all): {', '.join(ATTACK_METHOD_CHOICES)}")
+    parser.add_argument("--games", type=whole_number_at_least(10), default=10_000,
+                        help="pairs of candidate records (default 10000: TPR at 1%% FPR needs 10^4 non-members)")
+    parser.add_argument("--target", type=parse_target, default=0.6,
+                        help="with --epsilons: the success in naming the member you accept (default 0.6)")
+    add_seed_argument(parser, default=0, help="random seed (default 0)")
+    add_allow_long_flag(parser)
+
+
+def run_attack(args) -> dict:
+    """``membership_study`` at ``--epsilon`` (and over ``--epsilons``), its sentences, the submission's
+    reconstruction bound and, over a grid, the largest ε under ``--target`` by the bound and by the
+    measured attacks."""
+    from privlib.erm import attacks
+
+    methods = tuple(args.methods) if args.methods else attacks.ATTACK_METHODS
+    epsilons = [args.epsilon] if args.epsilons is None else sorted({args.epsilon, *map(float, args.epsilons)})
+    settings = {"n": args.n, "d": args.d, "methods": methods, "games": args.games, "task": args.task, "R": args.R,
+                "seed": args.seed}
+    attacks.check_game_settings(epsilons, args.delta, args.n, args.d, args.games, args.task, args.R, args.seed,
+                                methods)
+    seconds = attacks.estimate_seconds(args.n, args.d, args.games, methods, len(epsilons))
+    progress = long_work(args, "erm-attack", seconds, ATTACK_REDUCE)
+    study = attacks.membership_study(epsilons, args.delta, progress=progress, allow_long=True, **settings)
+    result = {"study": study.to_dict(), "epsilon": args.epsilon,
+              "sentences": attacks.plain_sentences(study, args.epsilon),
+              "submission": attacks.submission_risk(args.epsilon, args.delta, n=args.n, d=args.d, task=args.task,
+                                                    R=args.R).to_dict(),
+              "largest_epsilon": None}
+    if args.epsilons is not None:
+        result["largest_epsilon"] = [
+            attacks.largest_epsilon_under(args.target, study.epsilons, method, basis=basis, study=study).to_dict()
+            for method in methods for basis in ("bound", "measured")]
+    return result
+
+
+def print_attack(args, result: dict) -> None:
+    study = result["study"]
+    print(f"Membership, replace-one (n = {study['n']:,} records either way, d = {study['d']}, {study['games']:,} "
+          f"games, seed {study['seed']}); add/remove membership is not bounded by this curve")
+    index = study["epsilons"].index(result["epsilon"])
+    for rows in study["results"].values():
+        row = rows[index]
+        bound = row["bound"]
+        print(f"{row['label']}: " + ("no guarantee" if bound is None else
+                                     f"bound ({bound['label']}): success {bound['success']:.4f}, AUC "
+                                     f"{bound['auc']:.4f}, TPR at 1% FPR {bound['tpr_at_fpr']:.4f}"))
+        if not row["valid"]:
+            print(f"  no model: {row['reason']}")
+        for attack in row["attacks"].values():
+            tpr = ("not measured (fewer than 10^4 non-member scores)" if attack["tpr_at_fpr"] is None
+                   else f"{attack['tpr_at_fpr']:.4f} ± {attack['tpr_at_fpr_se']:.4f}")
+            print(f"  {attack['label']:<34} success {attack['success']:.4f} ± {attack['success_se']:.4f}, AUC "
+                  f"{attack['auc']:.4f} ± {attack['auc_se']:.4f}, TPR at 1% FPR {tpr}")
+    for sentence in result["sentences"].values():
+        print(sentence)
+    print(result["submission"]["sentence"])
+    for choice in result["largest_epsilon"] or ():
+        print(f"[{choice['basis']}] {choice['sentence']}")
+
+
+# ---------------------------------------------------------------------------------------------
 
 #: The private-learning commands, in the order ``--help`` lists them.
 COMMANDS: tuple[Command, ...] = (
@@ -296,4 +388,8 @@ COMMANDS: tuple[Command, ...] = (
     Command("erm-sweep", "private ERM: test RMSE / accuracy and excess risk of every method over n (or ε), mean ± SD "
                          "over trials",
             add_sweep_arguments, run_sweep, print_sweep),
+    Command("erm-attack", "private ERM: what an attacker learns — membership in the replace-one game (loss-threshold "
+                          "and known-neighbour attacks) against each guarantee, and each submission's reconstruction "
+                          "bound",
+            add_attack_arguments, run_attack, print_attack),
 )

@@ -1,4 +1,4 @@
-"""The label-DP commands (privlib.label_dp): rr, rr-prior, retrain and retrain-theory.
+"""The label-DP commands (privlib.label_dp): rr, rr-prior, retrain, retrain-theory and label-attack.
 
 Das et al., "Retraining with Predicted Hard Labels Provably Increases Model Accuracy", with its
 label-DP baseline Ghazi et al. (2021), "Deep Learning with Label Differential Privacy":
@@ -10,7 +10,11 @@ label-DP baseline Ghazi et al. (2021), "Deep Learning with Label Differential Pr
 - ``retrain``: the baseline and full / consensus / confidence retraining (§1, App. I) at one ε
   (``--epsilon``) or on a grid (``--epsilons``), mean ± SD over repetitions, with the label
   diagnostics;
-- ``retrain-theory``: Thm 1's α(x), α̂(x), Thm 4's p₂, 16p₂/μ and α₁(x), and eq. 65.
+- ``retrain-theory``: Thm 1's α(x), α̂(x), Thm 4's p₂, 16p₂/μ and α₁(x), and eq. 65;
+- ``label-attack``: what an attacker learns about a training label (``privlib.label_dp.attacks``):
+  the exact Bayes success from the noisy label against the §2 class-prior bound, and the measured
+  success from the baseline and retrained models' predictions against min{e^ε s_ref, 1 − e^{−ε}(1 −
+  s_ref)}, with the largest ε of the grid under ``--target``.
 
 Every guarantee is ε-label DP (labels only; features are not protected). Each command is a
 `Command` in `COMMANDS`; bad input is a ValueError (or an argparse error), reported as one line on
@@ -192,14 +196,11 @@ def dataset_of(args):
     return load_dataset(args.dataset, **params)
 
 
-def run_retrain(args) -> dict:
-    """The baseline and every retraining variant at one ε (``--epsilon``) or on a grid
-    (``--epsilons``) over ``--repeats`` repetitions (`privlib.label_dp.sweep.sweep`): {epsilon,
-    baseline, full, consensus, confidence (each {mean, sd, per_seed}), the label diagnostics,
-    nonprivate, …}, or {"epsilons": [...], "results": [one such object per ε], …}."""
+def run_settings(args):
+    """(dataset, model, epsilons) of ``retrain`` and ``label-attack``, after the checks they share
+    (seed, repeats)."""
     from privlib.label_dp.datasets import default_model
     from privlib.label_dp.models import MODEL_ALIASES
-    from privlib.label_dp.sweep import estimate_seconds, retraining_sweep
 
     if args.seed is None or args.seed < 0:
         raise ValueError(f"--seed must be a whole number of at least 0, got {shown(args.seed)}.")
@@ -207,7 +208,17 @@ def run_retrain(args) -> dict:
         raise ValueError(f"--repeats must be at most 10,000, got {shown(args.repeats)}.")
     dataset = dataset_of(args)
     model = MODEL_ALIASES.get(args.model, args.model) or default_model(args.dataset)
-    epsilons = [args.epsilon] if args.epsilons is None else args.epsilons
+    return dataset, model, [args.epsilon] if args.epsilons is None else args.epsilons
+
+
+def run_retrain(args) -> dict:
+    """The baseline and every retraining variant at one ε (``--epsilon``) or on a grid
+    (``--epsilons``) over ``--repeats`` repetitions (`privlib.label_dp.sweep.sweep`): {epsilon,
+    baseline, full, consensus, confidence (each {mean, sd, per_seed}), the label diagnostics,
+    nonprivate, …}, or {"epsilons": [...], "results": [one such object per ε], …}."""
+    from privlib.label_dp.sweep import estimate_seconds, retraining_sweep
+
+    dataset, model, epsilons = run_settings(args)
     seconds = estimate_seconds(dataset, args.randomiser, epsilons, args.repeats, model=model)
     progress = long_work(args, "retrain", seconds, "--repeats, the number of epsilons or --n")
     result = retraining_sweep(dataset, args.randomiser, epsilons, repeats=args.repeats, seed=args.seed, progress=progress,
@@ -342,6 +353,100 @@ def print_theory(args, result: dict) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
+# label-attack
+
+
+def parse_fraction(name: str):
+    """argparse ``type`` of a number strictly between 0 and 1."""
+    from privlib.core.validation import check_range
+
+    return checked_number(name, lambda value: check_range(value, name, low=0.0, high=1.0, low_inclusive=False,
+                                                          high_inclusive=False))
+
+
+def parse_target(value: float) -> float:
+    from privlib.core.validation import check_range
+
+    return check_range(value, "target", low=0.0, high=1.0)
+
+
+def add_label_attack_arguments(parser) -> None:
+    from privlib.label_dp.attacks import REFERENCE_FRACTION
+    from privlib.label_dp.retraining import MODES
+
+    add_retrain_arguments(parser)
+    parser.add_argument("--mode", type=one_of(MODES), choices=MODES, default="consensus",
+                        help="the retrained model attacked in (c): full, consensus (default) or confidence; "
+                             "baseline: only (b), the baseline model")
+    parser.add_argument("--reference-fraction", type=parse_fraction("reference-fraction"), default=REFERENCE_FRACTION,
+                        help="share of the training examples whose own label is replaced by a random class in each "
+                             f"run, to measure s_ref (default {REFERENCE_FRACTION:g})")
+    parser.add_argument("--target", type=checked_number("target", parse_target), default=None,
+                        help="attack success you accept (0 to 1): the largest epsilon of the grid under it, by the "
+                             "bound and by the measured attack (+2 SE)")
+
+
+def run_label_attack(args) -> dict:
+    """Attack (a) at every ε (exact; `noisy_label_attacks`) and attacks (b), (c) (`model_attack`) over
+    ``--repeats`` runs; with ``--target`` the largest ε of the grid under it (`largest_epsilon_under`)."""
+    from privlib.label_dp import attacks
+    from privlib.label_dp.sweep import fit_seconds
+
+    dataset, model, epsilons = run_settings(args)
+    attacks.reference_count(dataset.n, args.reference_fraction)  # ValueError before any work
+    per_fit = fit_seconds(dataset, model)
+    modes = ("baseline", args.mode)
+    seconds = (attacks.model_attack_seconds(dataset, args.randomiser, epsilons, args.repeats, model=model,
+                                            modes=modes, per_fit=per_fit)
+               + attacks.noisy_label_attacks_seconds(dataset, args.randomiser, epsilons, model=model, per_fit=per_fit))
+    progress = long_work(args, "label-attack", seconds, "--repeats, the number of epsilons or --n")
+    noisy = attacks.noisy_label_attacks(dataset, args.randomiser, epsilons, seed=args.seed, model=model)
+    measured = attacks.model_attack(dataset, args.randomiser, epsilons, repeats=args.repeats, seed=args.seed,
+                                    model=model, modes=modes, fresh_unlabelled=args.fresh_unlabelled,
+                                    reference_fraction=args.reference_fraction, progress=progress, allow_long=True,
+                                    per_fit=per_fit)
+    grid = measured.epsilons
+    sentences = []
+    for i, eps in enumerate(grid):
+        sentences.append({"epsilon": float(eps), "noisy_label": attacks.noisy_label_sentence(noisy[i]),
+                          **{mode: attacks.model_attack_sentence(measured, eps, mode) for mode in measured.modes}})
+    result = {"dataset": dataset.name, "model": model, "randomiser": args.randomiser, "epsilons": grid.tolist(),
+              "seed": args.seed, "repeats": args.repeats, "guarantee": GUARANTEE_NOTE,
+              "noisy_label": [attack.to_dict() for attack in noisy], "model_attack": measured.to_dict(),
+              "sentences": sentences, "target": None}
+    if args.target is not None:
+        attacked = args.mode if measured.defined(args.mode) else "baseline"
+        result["target"] = {
+            "target": args.target, "mode": attacked,
+            "noisy_label_bound": attacks.largest_epsilon_under(args.target, grid, [a.bound for a in noisy]),
+            "model_bound": attacks.largest_epsilon_under(args.target, grid, measured.bound(attacked)),
+            "model_measured": attacks.largest_epsilon_under(args.target, grid, measured.success(attacked),
+                                                            measured.standard_error(attacked))}
+    return result
+
+
+def print_label_attack(args, result: dict) -> None:
+    from privlib.label_dp.attacks import MODEL_ATTACK_LABELS, target_sentence
+
+    print(f"Label inference on {result['dataset']} ({result['model']}, {result['randomiser']} labels), "
+          f"{result['repeats']} runs from seed {result['seed']} ({result['guarantee']})")
+    for entry in result["sentences"]:
+        print(f"epsilon = {entry['epsilon']:g}")
+        for key, sentence in entry.items():
+            if key != "epsilon":
+                print(f"  {sentence}")
+    target = result["target"]
+    if target is not None:
+        mode = target["mode"]
+        print(target_sentence(target["target"], target["noisy_label_bound"],
+                              "the attacker who sees the noisy label", "the guarantee's bound"))
+        print(target_sentence(target["target"], target["model_bound"], f"the attacker who sees "
+                              f"{MODEL_ATTACK_LABELS[mode]}", "the guarantee's bound from s_ref's upper limit"))
+        print(target_sentence(target["target"], target["model_measured"], f"the attacker who sees "
+                              f"{MODEL_ATTACK_LABELS[mode]}", "measured, + 2 SE"))
+
+
+# ---------------------------------------------------------------------------------------------
 
 #: The label-DP commands, in the order ``--help`` lists them.
 COMMANDS: tuple[Command, ...] = (
@@ -356,4 +461,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("retrain-theory", "the retraining paper's explicit bounds: Thm 1 alpha, alpha_hat, Thm 4 p2 and alpha1, "
                               "eq. 65",
             add_theory_arguments, run_theory, print_theory),
+    Command("label-attack", "what an attacker learns about a training label: exact success from the noisy label "
+                            "and measured success from the models' predictions, against the guarantee's bounds",
+            add_label_attack_arguments, run_label_attack, print_label_attack),
 )

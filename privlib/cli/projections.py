@@ -1,10 +1,11 @@
 """The random-projection commands (privlib.projections): rp-sigma, rp-pplus, rp-nplus,
-rp-variance, rp-sensitivity and rp-sweep.
+rp-variance, rp-sensitivity, rp-sweep and rp-attack.
 
 Li & Li, "Differential Privacy with Random Projections and Sign Random Projections": noise scales
 (Thms 2.2, 3.1, 3.4, 3.5; eq. 14), the at-risk rate P₊ (eq. 26) and count N₊ (eq. 27), the
 variance ratio R (eq. 23), the realised sensitivities (eqs. 12–13) against the Lemma 3.3 / 3.7
-bounds, and the retrieval sweep of §5.1. Each command is a `Command` in `COMMANDS`; bad input is a
+bounds, the retrieval sweep of §5.1 and what an attacker learns (attribute inference and record
+linkage, `privlib.projections.attacks`). Each command is a `Command` in `COMMANDS`; bad input is a
 ValueError (or an argparse error), reported as one line on stderr with exit code 2.
 """
 from __future__ import annotations
@@ -24,14 +25,16 @@ from privlib.cli.common import (
     add_repeats_argument,
     add_seed_argument,
     check_memory,
+    checked_number,
     long_work,
     one_of,
     parse_epsilon,
+    parse_params,
     real_number,
     whole_number,
 )
 from privlib.core.calibration import analytic_gaussian_delta, analytic_gaussian_sigma
-from privlib.core.validation import check_positive_int, check_range, shown
+from privlib.core.validation import check_positive_int, check_probability, check_range, shown
 from privlib.projections.cost import sweep_work
 from privlib.projections.datasets import DATASETS, load_dataset
 from privlib.projections.projection import PROJECTION_KINDS, make_projection
@@ -334,6 +337,138 @@ def print_sweep(args, result: dict) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
+# rp-attack
+
+#: rp-attack's attacks: both, or one of them.
+ATTACK_CHOICES = ("both", "attribute", "linkage")
+#: The options rp-attack reads itself (the other PARAMETERS of a mechanism go through --param).
+ATTACK_OWN_PARAMETERS = ("k", "beta", "seed", "p")
+
+parse_target = checked_number("target", lambda value: check_probability(
+    value, "target (the attack success you accept)"))
+
+
+def add_attack_arguments(parser) -> None:
+    from privlib.projections import attacks
+    from privlib.projections.attacks import DEFAULT_RELEASES, DEFAULT_TARGETS
+    from privlib.projections.mechanisms import MECHANISMS
+
+    parser.add_argument("--mechanism", type=one_of(MECHANISMS), choices=tuple(MECHANISMS), default="dp-oporp",
+                        help="the mechanism attacked (default dp-oporp)")
+    add_epsilon_argument(parser)
+    add_delta_argument(parser)
+    parser.add_argument("--dataset", type=one_of(DATASETS), choices=tuple(DATASETS), default="digits",
+                        help="data: its dimension p for the attribute attack, its rows for the linkage "
+                             "(default digits)")
+    parser.add_argument("--k", type=whole_number, default=32, help="number of projections (default 32)")
+    add_beta_argument(parser)
+    add_seed_argument(parser, default=0, help="seed of the public projection and of the attacks' draws (default 0)")
+    parser.add_argument("--attack", type=one_of(ATTACK_CHOICES), choices=ATTACK_CHOICES, default="both",
+                        help="attribute: inferring one coordinate (covered by the guarantee); linkage: matching a "
+                             "released row to its original (not covered); both (default)")
+    parser.add_argument("--releases", type=whole_number, default=DEFAULT_RELEASES,
+                        help=f"releases per value of the simulated attribute attack (default {DEFAULT_RELEASES:,})")
+    parser.add_argument("--targets", type=whole_number, default=DEFAULT_TARGETS,
+                        help=f"released rows of the linkage attack (default {DEFAULT_TARGETS:,}; at most every row)")
+    parser.add_argument("--param", action="append", metavar="KEY=VALUE", default=None,
+                        help="another parameter of the mechanism, e.g. t=2, m=10, projection=gaussian, s=3 "
+                             "(repeatable)")
+    parser.add_argument("--target", type=parse_target, default=None,
+                        help="also the largest epsilon of --epsilons that keeps each attack's success at most this "
+                             "(a probability, e.g. 0.6)")
+    grid = ",".join(f"{e:g}" for e in attacks.DEFAULT_EPSILONS)
+    add_epsilons_argument(parser, default=None, help=f"the epsilon grid of --target (default {grid})")
+    add_allow_long_flag(parser)
+
+
+def scaled_progress(progress, start: float, stop: float):
+    """``progress`` for one part of the work, from ``start`` to ``stop`` of the whole (None: None)."""
+    if progress is None:
+        return None
+    return lambda fraction, message: progress(start + (stop - start) * fraction, message)
+
+
+def run_attack(args) -> dict:
+    """What an attacker learns from one mechanism's release at ε (`privlib.projections.attacks`): the
+    attribute attack (exact curve, simulated ROC, AUC, TPR at 1 % FPR, success at prior ½) and the
+    linkage attack (success against chance, the pair's own guarantee), each with its sentence; with
+    ``--target``, the largest ε of the grid under it. The same numbers as the page for the same seed."""
+    from privlib.projections import attacks
+
+    if args.seed < 0:
+        raise ValueError(f"--seed must be a whole number of at least 0, got {shown(args.seed)}.")
+    releases = check_positive_int(args.releases, "--releases (per value)", minimum=20, maximum=10**8)
+    targets = check_positive_int(args.targets, "--targets (released rows)", maximum=10**8)
+    k = check_positive_int(args.k, "--k (the number of projections)")
+    extra = parse_params(args.param)
+    clash = sorted(set(extra) & set(ATTACK_OWN_PARAMETERS))
+    if clash:
+        raise ValueError(f"--param {clash[0]}=… is an option of its own here: use --{clash[0]}"
+                         + (" (p comes from --dataset)." if clash[0] == "p" else "."))
+    parameters = {"k": k, "beta": args.beta, "seed": args.seed, **extra}
+    data = load_dataset(args.dataset)
+    attribute, linkage = args.attack in ("both", "attribute"), args.attack in ("both", "linkage")
+    epsilons = args.epsilons if args.epsilons is not None else np.asarray(attacks.DEFAULT_EPSILONS)
+    candidates = data.n_db + data.n_queries
+    count = min(targets, candidates)
+    width = data.p if args.mechanism == "raw-data-g-opt" else k
+    check_memory("rp-attack", attacks.attack_nbytes(args.mechanism, p=data.p, k=k, candidates=candidates,
+                                                    targets=count) + 16.0 * releases * width, "--k or --releases")
+    seconds = attacks.attack_seconds(args.mechanism, p=data.p, k=k, releases=releases if attribute else 0,
+                                     candidates=candidates if linkage else 0, targets=count if linkage else 0)
+    if args.target is not None:
+        seconds += attacks.attack_seconds(args.mechanism, p=data.p, k=k, epsilons=len(epsilons), releases=0,
+                                          candidates=candidates if linkage else 0, targets=count if linkage else 0)
+    progress = long_work(args, "rp-attack", seconds, "--releases, --targets, --k or --epsilons")
+    common = {"epsilon": args.epsilon, "delta": args.delta, "seed": args.seed, "parameters": parameters,
+              "allow_long": args.allow_long}
+    result = {"mechanism": args.mechanism, "epsilon": args.epsilon, "delta": args.delta, "dataset": data.name,
+              "p": data.p, "k": k, "beta": args.beta, "seed": args.seed, "attribute": None, "linkage": None,
+              "targets": None, "sentences": []}
+    if attribute:
+        found = attacks.attribute_inference(args.mechanism, p=data.p, releases=releases,
+                                            progress=scaled_progress(progress, 0.0, 0.3), **common)
+        result["attribute"] = found.to_dict()
+        result["sentences"].append(found.sentence)
+    if linkage:
+        found = attacks.record_linkage(args.mechanism, dataset=data, targets=targets,
+                                       progress=scaled_progress(progress, 0.3, 0.5), **common)
+        result["linkage"] = found.to_dict()
+        result["sentences"].append(found.sentence)
+    if args.target is not None:
+        curves = attacks.attack_curves(args.mechanism, epsilons=epsilons, delta=args.delta, dataset=data,
+                                       linkage=linkage, targets=targets, seed=args.seed, parameters=parameters,
+                                       progress=scaled_progress(progress, 0.5, 1.0), allow_long=args.allow_long)
+        chosen = [name for name, wanted in (("attribute", attribute), ("linkage", linkage)) if wanted]
+        answers = [attacks.largest_epsilon_under(args.target, curves, name) for name in chosen]
+        result["targets"] = {"target": args.target, "curves": curves.to_dict(),
+                             "answers": [answer.to_dict() for answer in answers]}
+        result["sentences"] += [answer.sentence for answer in answers]
+    if progress is not None:
+        progress(1.0, "rp-attack: done")
+    return result
+
+
+def print_attack(args, result: dict) -> None:
+    print(f"{result['mechanism']} at epsilon = {result['epsilon']:g} on {result['dataset']} (p = {result['p']}, "
+          f"k = {result['k']}, beta = {result['beta']:g}, seed {result['seed']})")
+    attribute = result["attribute"]
+    if attribute is not None:
+        measured = attribute["measured"]
+        exact = "" if attribute["exact_auc"] is None else f" (exact {attribute['exact_auc']:.4f})"
+        print(f"attribute inference: AUC {measured['auc']:.4f} ± {2 * measured['auc_standard_error']:.4f}{exact}; "
+              f"TPR {measured['tpr_at']:.4f} ± {2 * measured['tpr_at_standard_error']:.4f} at FPR "
+              f"{measured['fpr_at']:.4f} (chosen for {100 * attribute['measured']['target_fpr']:g} %)")
+    linkage = result["linkage"]
+    if linkage is not None:
+        print(f"record linkage: {linkage['hits']:,} of {linkage['targets']:,} linked right "
+              f"({100 * linkage['success']:.3g} % ± {200 * linkage['standard_error']:.3g} %; chance "
+              f"{100 * linkage['chance']:.3g} %)")
+    for sentence in result["sentences"]:
+        print(sentence)
+
+
+# ---------------------------------------------------------------------------------------------
 
 #: The random-projection commands, in the order ``--help`` lists them.
 COMMANDS: tuple[Command, ...] = (
@@ -352,4 +487,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("rp-sweep", "retrieval precision@50 against epsilon for the random-projection mechanisms "
                         "(Li & Li §5.1)",
             add_sweep_arguments, run_sweep, print_sweep),
+    Command("rp-attack", "what an attacker learns from a random-projection release: attribute inference "
+                         "(covered by the guarantee) and record linkage (not covered)",
+            add_attack_arguments, run_attack, print_attack),
 )

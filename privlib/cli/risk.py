@@ -39,17 +39,13 @@ def add_bounds_arguments(parser) -> None:
 
 
 def guarantee_of(args):
-    """The `Guarantee` the options describe: μ-GDP, (ε, δ)-DP or ε-DP."""
-    from privlib.core.mechanism import Guarantee
+    """The `Guarantee` the options describe: μ-GDP, (ε, δ)-DP or ε-DP (`core.risk.stated_guarantee`)."""
+    from privlib.core.risk import stated_guarantee
 
-    if args.mu is not None:
-        if args.delta:
-            raise ValueError("--delta goes with --epsilon: μ-GDP has its own δ for every ε (drop --delta).")
-        return Guarantee("gdp", f"μ-GDP with μ = {args.mu:g}", mu=args.mu)
-    if args.delta:
-        return Guarantee("approximate-dp", f"(ε, δ)-DP with ε = {args.epsilon:g}, δ = {args.delta:g}",
-                         epsilon=args.epsilon, delta=args.delta)
-    return Guarantee("pure-dp", f"ε-DP with ε = {args.epsilon:g}", epsilon=args.epsilon)
+    if args.mu is not None and args.delta:
+        raise ValueError("--delta goes with --epsilon: μ-GDP has its own δ for every ε (drop --delta).")
+    return stated_guarantee(epsilon=None if args.mu is not None else args.epsilon, delta=args.delta or 0.0,
+                            mu=args.mu)
 
 
 def run_bounds(args) -> dict:

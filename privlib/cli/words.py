@@ -1,4 +1,5 @@
-"""The word-level commands (privlib.words): ranks, sweep, dot, sanitize, table2, choose, mechanisms.
+"""The word-level commands (privlib.words): ranks, sweep, dot, sanitize, table2, choose, mechanisms,
+word-attack.
 
 Each command is a `Command` in `COMMANDS`, with its own ``add_…_arguments``, ``run_…`` and
 ``print_…`` functions; ``privlib.cli`` puts the table together and runs them. Errors in the
@@ -18,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from privlib.cli.common import (
+    EPSILONS_HELP,
     Command,
     add_allow_long_flag,
     add_cluster_arguments,
@@ -25,6 +27,7 @@ from privlib.cli.common import (
     add_epsilons_argument,
     add_repeats_argument,
     add_seed_argument,
+    checked_number,
     fresh_seed,
     long_work,
     parse_params,
@@ -37,11 +40,15 @@ from privlib.cli.common import (
 )
 from privlib.core.validation import as_generator, shown
 from privlib.presentation.words.report import choice_report
+from privlib.words.attacks import PRIORS
 from privlib.words.choice import (
+    ATTACK_MEASURES,
     DEFAULT_SENTENCE_LENGTH,
     KEEP_STATISTICS,
+    AttackSettings,
     Targets,
     WordSet,
+    attack_metrics_seconds,
     choose_epsilon,
     epsilon_grid,
 )
@@ -527,6 +534,24 @@ def add_choose_arguments(parser) -> None:
                         help="words per sentence for the composed budget L·epsilon "
                              f"(default {DEFAULT_SENTENCE_LENGTH})")
     parser.add_argument("--report", metavar="OUT.html", default=None, help="also write a self-contained HTML report")
+    attack = parser.add_argument_group(
+        "attack target", "Also attack each mechanism over the grid (exact Bayes re-identification for SanText, SanText+, "
+        "TEM and CusText; a sampled attack, a lower bound on the best attacker, for the others) and answer the largest "
+        "epsilon that keeps it under the target. Runs only with --attack-target.")
+    attack.add_argument("--attack-target", type=float, default=None, metavar="FRACTION",
+                        help="the attacker names the original word at most this share of the time (e.g. 0.2), or "
+                             "with --attack-measure above-prior at most this many points above the prior (0.05 = 5)")
+    attack.add_argument("--attack-measure", choices=tuple(m.replace("_", "-") for m in ATTACK_MEASURES),
+                        default="success", help="success (default) or above-prior")
+    attack.add_argument("--attack-candidates", type=whole_number, default=AttackSettings.candidates, metavar="N",
+                        help=f"the N most frequent words the secret is drawn from (default {AttackSettings.candidates:,})")
+    attack.add_argument("--attack-prior", choices=PRIORS, default=AttackSettings.prior,
+                        help="the secret's prior over the candidates: uniform (default) or zipf (a frequency proxy)")
+    attack.add_argument("--attack-samples", type=whole_number, default=AttackSettings.samples_per_word, metavar="M",
+                        help="sampled attack: fitting outputs per candidate "
+                             f"(default {AttackSettings.samples_per_word})")
+    attack.add_argument("--attack-runs", type=whole_number, default=None, metavar="RUNS",
+                        help="sampled attack: fresh scoring runs per epsilon (default: candidates x samples)")
     add_word_arguments(parser)
     add_allow_long_flag(parser)
     add_study_cluster_arguments(parser)
@@ -552,7 +577,10 @@ def run_choose(args) -> dict:
     with --report, a self-contained HTML report. Unknown words are reported on stderr."""
     mechanism = mechanism_of(args)
     epsilons = epsilon_grid(args.epsilons)  # argument errors before the embedding is loaded
-    targets = Targets(utility=args.target_close, max_keep=args.max_keep, keep_statistic=args.keep_statistic)
+    targets = Targets(utility=args.target_close, max_keep=args.max_keep, keep_statistic=args.keep_statistic,
+                      attack=args.attack_target, attack_measure=args.attack_measure.replace("-", "_"))
+    attack = None if args.attack_target is None else AttackSettings(
+        args.attack_candidates, args.attack_prior, args.attack_samples, args.attack_runs)
     report = None if args.report is None else check_output_path("--report", args.report, [args.words_file])
     text = read_words_text(args)
     seed = fresh_seed(args.seed)
@@ -568,9 +596,14 @@ def run_choose(args) -> dict:
         seconds = choose_epsilon_seconds(space, words, epsilons, [mechanism], args.samples, args.close)
         if not mechanism.has_exact_probabilities:  # exact output laws are computed in this process
             seconds /= cluster.threads
-        progress = long_work(args, "choose", seconds, "--words (or the words file), --epsilons or --samples")
+        if attack is not None:  # the attack runs in this process; an impossible target is refused before
+            targets.check_attack(attack.candidates_of(space).prior_baseline)
+            seconds += attack_metrics_seconds(space, mechanism, epsilons, attack, min(args.close, len(space) - 1))
+        progress = long_work(args, "choose", seconds, "--words (or the words file), --epsilons or --samples"
+                             + ("" if attack is None else ", --attack-candidates or --attack-samples"))
         choice = choose_epsilon(space, words, epsilons, [mechanism], args.samples, args.close, targets,
-                                args.sentence_length, seed, progress, client=cluster.client())
+                                args.sentence_length, seed, progress, client=cluster.client(), attack=attack,
+                                allow_long=True)  # the estimate above was refused or allowed
     result = choice.to_dict()
     if report is not None:
         page = choice_report(choice, created=datetime.datetime.now().strftime("%Y-%m-%d %H:%M"))
@@ -592,6 +625,12 @@ def print_choose(args, result: dict) -> None:
             print(f"{eps:>8g} {result['budget'][j]:>8g} {v['within_k'][j]:>6.1%} ±{se['within_k'][j]:>5.1%} "
                   f"{v['unchanged'][j]:>6.1%} ±{se['unchanged'][j]:>5.1%} {v['unchanged_max'][j]:>9.1%} "
                   f"{v['median_rank'][j]:>8,.0f} {v['cosine'][j]:>7.3f} {v['distinct'][j]:>7.1f} {v['effective'][j]:>8.3g}")
+        if m["attack"] is not None:
+            a = m["attack"]
+            print(f"attack ({a['attacker']}): " + ", ".join(
+                f"epsilon {e:g}: {s:.1%}" + ("" if a["exact"] else f" ±{2 * se:.1%}")
+                for e, s, se in zip(result["epsilons"], a["success"], a["standard_errors"]))
+                + f"; prior alone {a['prior_baseline']:.2%}")
         print(m["answer"]["message"])
         print(m["summary"])
     if "report" in result:
@@ -617,6 +656,97 @@ def print_mechanisms(args, result: dict) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
+# word-attack
+
+
+def parse_target(text: str) -> float:
+    """argparse ``type`` of ``--target``: an attack success in [0, 1]."""
+    from privlib.core.validation import check_probability
+
+    return checked_number("target", lambda value: check_probability(value, "target (the attack success you accept)"))(text)
+
+
+def add_word_attack_arguments(parser) -> None:
+    add_epsilon_argument(parser)
+    parser.add_argument("--candidates", type=whole_number, default=None,
+                        help="the N most frequent words the secret is drawn from (default 2000, or the whole "
+                             "vocabulary when smaller)")
+    parser.add_argument("--prior", choices=PRIORS, default="uniform",
+                        help="the prior over the candidates: uniform, or zipf (1/rank, a proxy for word "
+                             "frequencies); default uniform")
+    parser.add_argument("--samples-per-word", type=whole_number, default=20,
+                        help="outputs per candidate that fit the sampled attack (mechanisms without an exact "
+                             "output law; default 20)")
+    parser.add_argument("--runs", type=whole_number, default=None,
+                        help="fresh runs that score the sampled attack (default: candidates x samples per word)")
+    add_epsilons_argument(parser, help=EPSILONS_HELP + "; also success against each epsilon with its bound "
+                                                      "(default with --target: 0.5,1,2,3,5,7,10,15,20,30)")
+    parser.add_argument("--target", type=parse_target, default=None,
+                        help="the attack success you accept, in [0, 1]: the largest epsilon of the grid that "
+                             "keeps the attack under it (by the bound and by the attack)")
+    add_word_arguments(parser)
+    add_allow_long_flag(parser)
+
+
+def run_word_attack(args) -> dict:
+    """What an attacker learns from a sanitised word (privlib.words.attacks): the Bayes (exact) or
+    sampled re-identification at --epsilon with guess-the-output, the prior baseline and the bound
+    (`attacker_view`, the Neighbour ranks page's call); with --epsilons or --target, success against
+    epsilon (`attack_curve`) and the largest epsilon under --target (`largest_epsilon_under`)."""
+    from privlib.words.attacks import (
+        VIEW_EPSILONS,
+        attack_curve,
+        attack_seconds,
+        attacker_view,
+        largest_epsilon_under,
+    )
+
+    mechanism = mechanism_of(args)
+    grid = args.epsilons if args.epsilons is not None else (np.array(VIEW_EPSILONS) if args.target is not None else None)
+    space = space_of(args)
+    options = {"candidates": args.candidates, "prior": args.prior, "samples_per_word": args.samples_per_word,
+               "runs": args.runs, "close": args.close}
+    seconds = attack_seconds(space, mechanism, [args.epsilon], **options)
+    if grid is not None:
+        seconds += attack_seconds(space, mechanism, grid, **options)
+    progress = long_work(args, "word-attack", seconds, "--candidates, --samples-per-word, --runs or --epsilons")
+    share = 1.0 if grid is None else 1.0 / (1.0 + len(grid))
+
+    def part(start: float, width: float):
+        if progress is None:
+            return None
+        return lambda fraction, message: progress(start + width * fraction, message)
+
+    view = attacker_view(space, mechanism, args.epsilon, seed=args.seed, progress=part(0.0, share), **options)
+    result = {"view": view.to_dict(), "sentence": view.sentence, "seed": args.seed, "curve": None, "target": None}
+    if grid is not None:
+        curve = attack_curve(space, mechanism, grid, seed=args.seed, progress=part(share, 1.0 - share), **options)
+        result["curve"] = curve.to_dict()
+        if args.target is not None:
+            result["target"] = largest_epsilon_under(curve, args.target).to_dict()
+    return result
+
+
+def print_word_attack(args, result: dict) -> None:
+    view = result["view"]
+    print(result["sentence"])
+    curve = result["curve"]
+    if curve is not None:
+        sampled = not curve["exact"][0]
+        print(f"\n{'epsilon':>8} {'attack':>9} {'± 2 SE' if sampled else '':>8} {'bound':>8} {'close':>7}"
+              f"   (prior baseline {curve['prior_baseline']:.4f})")
+        for j, eps in enumerate(curve["epsilons"]):
+            bound = curve["bound"][j]
+            se = f"{2 * curve['success_se'][0][j]:>8.4f}" if sampled else f"{'':>8}"
+            print(f"{eps:>8g} {curve['success'][0][j]:>9.4f} {se} "
+                  f"{'none' if bound is None else f'{bound:.4f}':>8} {curve['close'][0][j]:>7.3f}")
+    if result["target"] is not None:
+        print("\n" + result["target"]["sentence"])
+    print(f"\n({view['label']}, seed {result['seed']}; 'close': share of outputs that are a close neighbour, "
+          "the utility)")
+
+
+# ---------------------------------------------------------------------------------------------
 
 #: The word-level commands, in the order ``--help`` lists them.
 COMMANDS: tuple[Command, ...] = (
@@ -637,4 +767,7 @@ COMMANDS: tuple[Command, ...] = (
             add_choose_arguments, run_choose, print_choose),
     Command("mechanisms", "list the mechanisms, their parameters and guarantees",
             add_mechanisms_arguments, run_mechanisms, print_mechanisms),
+    Command("word-attack", "what an attacker learns from a sanitised word: re-identification among the most "
+                           "frequent words (exact Bayes or sampled), guessing the output, the prior and the bound",
+            add_word_attack_arguments, run_word_attack, print_word_attack),
 )

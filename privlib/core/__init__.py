@@ -79,6 +79,7 @@ RISK_NAMES = (
     "posterior_statement",
     "privacy_loss",
     "reidentification_bound",
+    "stated_guarantee",
     "tradeoff_curve",
     "uniform_reidentification_bound",
 )

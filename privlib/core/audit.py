@@ -46,14 +46,13 @@ from privlib.core.mechanism import Guarantee
 from privlib.core.statistics import clopper_pearson_upper
 from privlib.core.sweep import Progress, child_rng
 from privlib.core.validation import (
-    LONG_WORK_VARIABLE,
     check_delta,
     check_positive_int,
     check_probability_vector,
     check_range,
     check_seed,
     duration,
-    long_work_limit,
+    refuse_long_work,
     shown,
 )
 
@@ -359,11 +358,7 @@ def _checked_outputs(value, size: int) -> np.ndarray:
 
 
 def _refuse_long(estimate: float, allow_long: bool) -> None:
-    limit = long_work_limit()
-    if estimate > limit and not allow_long:
-        raise ValueError(f"This audit would take about {duration(estimate)} (estimate from its first releases, "
-                         f"limit {duration(limit)}, {LONG_WORK_VARIABLE}): pass allow_long=True to run it anyway, "
-                         f"or use fewer releases.")
+    refuse_long_work(estimate, allow_long, "This audit", "use fewer releases")
 
 
 def _draw(release, pairs, releases, seed, progress, allow_long):

@@ -554,9 +554,28 @@ def delta_for_people(delta: float, people: int | None = None, public_draw: bool 
     return DeltaForPeople(delta, people, one_in(delta), expected, warning, sentence + ".")
 
 
+def stated_guarantee(epsilon: float | None = None, delta: float = 0.0, mu: float | None = None) -> Guarantee:
+    """The guarantee a person states: μ-GDP (``mu``), (ε, δ)-DP (δ > 0) or ε-DP (δ = 0) — what the
+    ``bounds`` command and the "What ε means" page turn into attack terms. μ goes without ε and δ
+    (μ-GDP has its own δ for every ε)."""
+    if mu is not None:
+        if epsilon is not None or delta:
+            raise ValueError("Give μ alone, or ε (and δ): μ-GDP has its own δ for every ε.")
+        mu = check_mu(mu)
+        return Guarantee("gdp", f"μ-GDP with μ = {mu:g}", mu=mu)
+    if epsilon is None:
+        raise ValueError("Give ε (and δ), or μ for μ-GDP.")
+    epsilon = check_epsilon(epsilon, allow_zero=True)
+    delta = check_delta(delta, allow_zero=True)
+    if delta:
+        return Guarantee("approximate-dp", f"(ε, δ)-DP with ε = {epsilon:g}, δ = {delta:g}", epsilon=epsilon,
+                         delta=delta)
+    return Guarantee("pure-dp", f"ε-DP with ε = {epsilon:g}", epsilon=epsilon)
+
+
 def group_guarantee(guarantee: Guarantee, k: int) -> Guarantee:
     """The guarantee for k changed units (group privacy; Dwork & Roth 2014, Thm 2.2; Dong, Roth & Su
-    2022, Prop. 2.13): kε for pure ε, (kε, k e^{(k−1)ε} δ) for (ε, δ) (δ capped at 1: vacuous), kμ for
+    2022, Prop. 2.13): kε for pure ε, (kε, k e^{(k−1)ε} δ) for (ε, δ) (δ reaching 1: kind "none", no guarantee), kμ for
     μ-GDP; metric-dp: kε (a pair k times as far apart); "none" stays none."""
     check_guarantee(guarantee)
     k = check_positive_int(k, "k (the number of changed units)")
@@ -572,6 +591,11 @@ def group_guarantee(guarantee: Guarantee, k: int) -> Guarantee:
     if guarantee.mu is not None:
         numbers_["mu"] = k * guarantee.mu
     shown_numbers = ", ".join(f"{name} = {value:g}" for name, value in numbers_.items())
+    if numbers_.get("delta") == 1.0:  # δ reaches 1: no guarantee is left for a group this large
+        return replace(guarantee, kind="none", text=f"no guarantee for a group of {k:,} units: {shown_numbers} "
+                                                    f"({guarantee.text})",
+                       neighbours=f"{k:,} changed units ({guarantee.neighbours})" if guarantee.neighbours else "",
+                       **numbers_)
     return replace(guarantee, text=f"for a group of {k:,} units: {shown_numbers} ({guarantee.text})",
                    neighbours=f"{k:,} changed units ({guarantee.neighbours})" if guarantee.neighbours else "",
                    **numbers_)

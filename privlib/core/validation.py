@@ -329,3 +329,25 @@ def long_work_limit() -> float:
     when the variable is not a number >= 0."""
     value = environment_number(LONG_WORK_VARIABLE, "seconds", allow_infinity=True)
     return LONG_WORK_SECONDS if value is None else value
+
+
+class LongWorkRefused(ValueError):
+    """Work refused by `refuse_long_work`: a ValueError (what to do) that also carries the estimate
+    (``seconds``) and the ``limit``, so a page can offer "run it anyway (about …)"."""
+
+    def __init__(self, message: str, seconds: float, limit: float):
+        super().__init__(message)
+        self.seconds = seconds
+        self.limit = limit
+
+
+def refuse_long_work(seconds: float, allow_long: bool, what: str, smaller: str,
+                     allow: str = "allow_long=True") -> None:
+    """Refuse work estimated at ``seconds`` when that is above `long_work_limit` and ``allow_long``
+    is false: `LongWorkRefused` saying "<what> would take about 5 min (estimate, limit 60 s): pass
+    <allow> to run it anyway, or <smaller>." (``smaller``: how to make the work smaller; ``allow``:
+    how the caller allows long work, e.g. the CLI's ``--allow-long``)."""
+    limit = long_work_limit()
+    if seconds > limit and not allow_long:
+        raise LongWorkRefused(f"{what} would take about {duration(seconds)} (estimate, limit {duration(limit)}); "
+                              f"pass {allow} to run it anyway, or {smaller}.", seconds, limit)

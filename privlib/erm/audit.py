@@ -8,8 +8,9 @@ to 0, and one more record x* = e_d (the last unit vector) with target y = +1 in 
 y = −1 in the other. The other records leave the direction of x* unconstrained, so replacing that
 record moves the fit as far as one record can along it (its gradient changes by ‖Δb‖ = 4 = 2B, half
 the worst case 2ζ): a pair that makes a weak noise show. The released model w is scored by its
-projection on the difference of the two data sets' non-private fits (what an auditor knows), and the
-mechanism is run once per release on the data set's sufficient statistics.
+projection on the difference of the two data sets' non-private fits (what an auditor knows). The releases
+are drawn in batches with the law of the mechanism's own ``release`` on the data set's sufficient
+statistics (`privlib.erm.attacks.release_batch`: every fit of a chunk solved at once).
 
 Input perturbation with the safe calibration is valid only from its smallest n (`min_n`): at an ε
 and δ where `AUDIT_RECORDS` is too few the audit says so instead of running.
@@ -24,6 +25,7 @@ import numpy as np
 from privlib.core.audit import DEFAULT_RELEASES, AuditResult, audit, claim_of
 from privlib.core.sweep import Progress
 from privlib.core.validation import shown
+from privlib.erm.attacks import release_batch
 from privlib.erm.datasets import synthetic_records
 from privlib.erm.losses import LOSSES, QuadraticSums
 from privlib.erm.mechanisms import MECHANISMS, InputPerturbation, NonPrivate, check_method, make_mechanism
@@ -86,7 +88,9 @@ def audit_mechanism(name: str, *, epsilon: float, delta: float | None = None, re
     difference, middle = fits[0] - fits[1], (fits[0] + fits[1]) / 2
 
     def release(sums, rng, size):
-        return np.array([mechanism.release(sums, AUDIT_LOSS, rng).w for _ in range(size)])
+        d = sums.d
+        return release_batch(mechanism, np.broadcast_to(sums.S, (size, d, d)), np.broadcast_to(sums.b_sum, (size, d)),
+                             sums.n, AUDIT_LOSS, rng)
 
     return audit(release, pair, releases=releases, seed=seed, confidence=confidence,
                  delta=delta if claim.delta is None else claim.delta, claim=claim,

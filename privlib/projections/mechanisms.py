@@ -289,12 +289,35 @@ class ProjectionMechanism(Mechanism):
 # ------------------------------------------------------------------------------------------------
 
 class GaussianNoiseMechanism(ProjectionMechanism):
-    """Projected data plus iid N(0, σ²) noise; subclasses define σ from the public projection."""
+    """Projected data plus iid N(0, σ²) noise; subclasses define σ from the public projection.
+
+    Exactly μ-GDP (Dong, Roth & Su 2022, "Gaussian differential privacy"): data + N(0, σ²I) with ℓ₂ sensitivity Δ₂ is
+    μ-GDP with μ = Δ₂/σ, and for β-adjacency Δ₂ is the realised β·max_i ‖W_{i,:}‖₂ (eq. 13) — a
+    statement about the public W actually drawn, stronger than the (ε, δ) it implies. ``_mu``
+    gives that μ (None where it needs the data dimension and p is unknown); the guarantee then has
+    kind "gdp" and carries ε and δ beside μ, and ``public["mu"]`` = Δ₂/σ."""
 
     output = "real"
 
     def _sigma(self, projection: Projection, p: int) -> dict:
         raise NotImplementedError
+
+    def _mu(self) -> float | None:
+        """μ = Δ₂/σ of this instance's guarantee. σ*(ε, δ, Δ) = Δ·σ*(ε, δ, 1) (the analytic Gaussian
+        scales with Δ), so for the analytic calibrations μ = 1/σ*(ε, δ, 1) whatever the realised Δ₂."""
+        return 1.0 / analytic_gaussian_sigma(self._epsilon, self._delta, 1.0)
+
+    def _dp_claim(self) -> Guarantee:
+        """The (ε, δ)-DP guarantee the calibration was designed for (the μ-GDP one implies it)."""
+        return super()._guarantee()
+
+    def _guarantee(self) -> Guarantee:
+        dp = self._dp_claim()
+        mu = self._mu()
+        if mu is None:
+            return dp
+        return Guarantee("gdp", text=f"{dp.text}; exactly μ-GDP with μ = Δ₂/σ = {mu:.4g}", neighbours=dp.neighbours,
+                         epsilon=dp.epsilon, delta=dp.delta, mu=mu)
 
     def _public(self, projections, p):
         projection = projections[0]
@@ -302,7 +325,8 @@ class GaussianNoiseMechanism(ProjectionMechanism):
         if delta2 == 0:
             raise ValueError("The drawn projection ignores every coordinate (all-zero matrix): choose another seed "
                              "or a smaller s.")
-        return {"delta2": delta2, "delta1": projection.delta1(self._beta), **self._sigma(projection, p)}
+        public = {"delta2": delta2, "delta1": projection.delta1(self._beta), **self._sigma(projection, p)}
+        return {**public, "mu": delta2 / public["sigma"]}
 
     def _randomise(self, projected, public, rng, X):
         return projected + gaussian_noise(public["sigma"], projected.shape, rng), {}
@@ -328,8 +352,8 @@ class RawDataGaussianOpt(GaussianNoiseMechanism):
         return p
 
     def _public(self, projections, p):
-        return {"delta2": self._beta, "delta1": self._beta,
-                "sigma": analytic_gaussian_sigma(self._epsilon, self._delta, self._beta)}
+        sigma = analytic_gaussian_sigma(self._epsilon, self._delta, self._beta)
+        return {"delta2": self._beta, "delta1": self._beta, "sigma": sigma, "mu": self._beta / sigma}
 
 
 class DPRPG(GaussianNoiseMechanism):
@@ -348,6 +372,10 @@ class DPRPG(GaussianNoiseMechanism):
 
     def _sigma(self, projection, p):
         return {"sigma": kenthapadi_gaussian_sigma(self._epsilon, self._delta, projection.delta2(self._beta))}
+
+    def _mu(self):
+        """μ = Δ₂/σ = ε/√(2(ln(1/δ) + ε)) (σ is proportional to the realised Δ₂)."""
+        return self._epsilon / math.sqrt(2.0 * (math.log(1.0 / self._delta) + self._epsilon))
 
 
 class AnalyticDPRPG(GaussianNoiseMechanism):
@@ -368,10 +396,15 @@ class AnalyticDPRPG(GaussianNoiseMechanism):
         if self._delta >= 0.5:
             raise ValueError(f"Analytic DP-RP-G (Thm 3.4) needs delta < 1/2, got {self._delta:g}: use a smaller delta.")
 
-    def _guarantee(self) -> Guarantee:
+    def _dp_claim(self) -> Guarantee:
         return self._dp_guarantee(f"(ε, δ)-DP under β-adjacency (ε = {self._epsilon:g}, δ = {self._delta:g}, "
                                   f"β = {self._beta:g}), for each vector, δ including the draw of the public W "
                                   "(Thm 3.4)")
+
+    def _mu(self):
+        """μ = realised Δ₂/σ: σ covers the Lemma 3.3 bound, not the realised Δ₂, so μ needs the data
+        dimension; None (the (ε, δ) guarantee of Thm 3.4 only) when p was not given."""
+        return None if self._p is None else self.public_parameters(self._p)["mu"]
 
     def _sigma(self, projection, p):
         bound = lemma33_bound(self._beta, p, self._k, self._delta / 2.0)

@@ -28,6 +28,16 @@ The §2 bounds under Euclidean ε·d_X-privacy (the LP over the candidates, its 
 closed form) are `privlib.core.risk`'s; `metric_bounds` gives them for the candidates of a space
 and `attack_frontier` carries one of them per ε (``bound``).
 
+The attacker's view (what the Neighbour ranks page and the ``word-attack`` command show, from the
+same calls): `candidate_guarantee` (which guarantee covers re-identification among the candidates —
+ε·d_X, Mahalanobis' Euclidean corollary, pure ε within one CusText group, or none: SanText+'s kept
+words, CusText across groups) and `guarantee_bound` (its dual metric bound, or the pure-ε bound
+with the prior); `attacker_view` (one attack at one ε with its bound and `attack_sentence`);
+`attack_curve` (success against ε with the bound at each ε); `largest_epsilon_under` (the largest
+ε of the grid that keeps the attack under a target, by the bound and by the measured attack);
+`pair_tradeoff` (one pair of words: the guarantee's trade-off curve, the exact curve or a sampled
+test's ROC); `attack_seconds` (how long the attacks take, before they run).
+
 Cost. The exact attacks compute each candidate's distances to the whole vocabulary in blocks of
 `block_rows` rows (a block of B × V float64 values, at most `BLOCK_BYTES`; two such buffers live),
 and for each ε one exp pass over the block: about N·V·(dim + 10·E) operations for E epsilons, the
@@ -288,6 +298,14 @@ class _DenseLaw:
         return p
 
 
+def check_custext_candidates(mechanism: CusText, space, count: int) -> None:
+    """ValueError unless CusText maps every one of the ``count`` candidates (its ``vocab_limit``)."""
+    mapped = mechanism.vocab_limit if mechanism.vocab_limit is not None else len(space)
+    if count > min(mapped, len(space)):
+        raise ValueError(f"CusText maps only the {min(mapped, len(space)):,} most frequent words (vocab_limit): "
+                         f"choose at most that many candidates, or raise vocab_limit.")
+
+
 class _GroupLaw:
     """CusText's exact law: each word's outputs are its group Y (K words); u(x, y) =
     −(d(x, y) − min_Y d(x, ·))/(max_Y d(x, ·) − min_Y d(x, ·)) (0 when max = min) and
@@ -295,10 +313,7 @@ class _GroupLaw:
 
     def __init__(self, mechanism: CusText, space, epsilons: np.ndarray, count: int):
         self.mechanism, self.space, self.epsilons = mechanism, space, epsilons
-        mapped = mechanism.vocab_limit if mechanism.vocab_limit is not None else len(space)
-        if count > min(mapped, len(space)):
-            raise ValueError(f"CusText maps only the {min(mapped, len(space)):,} most frequent words (vocab_limit): "
-                             f"choose at most that many candidates, or raise vocab_limit.")
+        check_custext_candidates(mechanism, space, count)
         self.groups = mechanism.groups(space)
         self.low = np.empty(count)
         self.high = np.empty(count)
@@ -880,25 +895,622 @@ def _frontier_bounds(space, cand: Candidates, eps: np.ndarray, bound) -> np.ndar
                      for e in eps])
 
 
+# ----------------------------------------------------------------------------- the attacker's view
+# What the pages and `word-attack` show (spec §1–§3, Words): one mechanism's attack at one ε with the
+# bound that covers it and the prior baseline, in one sentence; success against ε with the bound; the
+# largest ε of a grid that keeps the attack under a target; the trade-off curve of one pair of words;
+# and the time all that takes, before it runs.
+
+#: The ε grid of success against ε (the Neighbour ranks page and ``word-attack --epsilons``' default).
+VIEW_EPSILONS = (0.5, 1.0, 2.0, 3.0, 5.0, 7.0, 10.0, 15.0, 20.0, 30.0)
+#: Default attack success the user accepts (the target of `largest_epsilon_under`).
+DEFAULT_TARGET = 0.2
+#: The kinds of `CandidateGuarantee`: an ε′·d_X (Euclidean) guarantee, pure ε among the candidates, none.
+GUARANTEE_KINDS = ("metric", "pure", "none")
+#: Most candidates whose distance matrix is kept with the space for the metric bounds (32 MB at 2,000).
+KEPT_DISTANCES_MAX = 2000
+
+
+def _share(value: float) -> str:
+    """A probability in a sentence to 4 significant figures ("12.35 %"): the Bayes success and the
+    prior baseline often differ in the third digit (0.1235 against 0.1223), which
+    `privlib.core.risk.percent` (whole percents from 1 % to 99 %) would show as one number."""
+    return f"{100 * float(value):.4g} %"
+
+
+@dataclass(frozen=True)
+class CandidateGuarantee:
+    """What the mechanism's guarantee says about re-identification among the candidates (spec §1–§2):
+    ``kind`` "metric" — ε′·d_X-privacy with Euclidean d, ε′ = ``epsilon`` (the mechanism's own ε, or
+    for Mahalanobis the Euclidean corollary ε/√λ_min); "pure" — ε-DP between every two candidates
+    (CusText when all candidates share one group); "none" — no guarantee (SanText+'s kept
+    non-sensitive words, CusText across groups, a singular Mahalanobis covariance). ``text``: for people."""
+
+    mechanism: str
+    kind: str
+    epsilon: float | None
+    text: str
+
+    @property
+    def exists(self) -> bool:
+        return self.kind != "none"
+
+    def to_dict(self) -> dict:
+        return {"mechanism": self.mechanism, "kind": self.kind, "epsilon": self.epsilon, "text": self.text}
+
+
+def candidate_guarantee(space, mechanism, epsilon=None, *, candidates=None, prior: str = "uniform") -> CandidateGuarantee:
+    """The guarantee that bounds re-identification among ``candidates`` for ``mechanism`` at ε
+    (None: its own). The multivariate Laplace mechanism, the fix (post-processing of it), SanText,
+    TEM and Vickrey on the Laplace base are ε·d_X-private with Euclidean d; Mahalanobis (and Vickrey
+    on it) ε·d_RM-private, hence ε′·d_2-private with ε′ = ε/√λ_min(Σ_p) (its `euclidean_epsilon`);
+    SanText+ gives its kept words no guarantee unless p = 1 (then SanText over the sensitive words,
+    ε·d_X); CusText is ε-DP only within a group (Chatzikokolakis et al. 2013; spec §1 "No guarantee")."""
+    from privlib.words.mechanisms import Mahalanobis, Vickrey
+
+    mechanism = resolve_mechanism(mechanism)
+    eps = float(_epsilons(mechanism, None if epsilon is None else [epsilon])[0])
+    cand = _candidates(space, candidates, prior)
+    name = mechanism.name
+    if isinstance(mechanism, SanTextPlus):
+        first = len(space) - mechanism.sensitive_count(len(space))
+        if mechanism.p < 1 and first > 0:
+            return CandidateGuarantee(name, "none", None, (
+                f"no guarantee: it keeps a non-sensitive word with probability 1 − p = {1 - mechanism.p:g}, "
+                "and a kept word can be named outright (posterior 1)"))
+        return CandidateGuarantee(name, "metric", eps, f"ε·d_X-privacy (Euclidean d), ε = {eps:g}")
+    if isinstance(mechanism, CusText):
+        if cand.count <= mechanism.k:
+            groups = mechanism.groups(space)
+            if np.unique(groups.group_of[cand.rows]).size == 1:
+                return CandidateGuarantee(name, "pure", eps, f"ε-DP within the candidates' one group, ε = {eps:g}")
+        return CandidateGuarantee(name, "none", None, (
+            f"no guarantee: it is ε-DP only within a group of K = {mechanism.k} words, and the "
+            f"{cand.count:,} candidates span several groups (the output reveals the group)"))
+    base = mechanism
+    if isinstance(mechanism, Vickrey) and mechanism.base == "mahalanobis":
+        base = Mahalanobis.family(lam=mechanism.lam)
+    if isinstance(base, Mahalanobis):
+        corollary = base.euclidean_epsilon(space, eps)
+        if not math.isfinite(corollary):
+            return CandidateGuarantee(name, "none", None, (
+                "no Euclidean bound: the guarantee is in the Mahalanobis distance and its covariance is "
+                "singular (ε/√λ_min is infinite)"))
+        return CandidateGuarantee(name, "metric", corollary, (
+            f"ε·d_RM-privacy, hence ε′·d_X with ε′ = ε/√λ_min = {corollary:.3g} (the Euclidean corollary)"))
+    return CandidateGuarantee(name, "metric", eps, f"ε·d_X-privacy (Euclidean d), ε = {eps:g}")
+
+
+def _kept_distances(space, count: int) -> np.ndarray:
+    """`candidate_distances`, kept with the space for up to `KEPT_DISTANCES_MAX` candidates."""
+    if count > KEPT_DISTANCES_MAX:
+        return candidate_distances(space, count)
+
+    def build():
+        d = candidate_distances(space, count)
+        d.flags.writeable = False
+        return d
+
+    return space.derived(("word-attacks-distances", count), build)
+
+
+def guarantee_bound(space, guarantee: CandidateGuarantee, candidates: Candidates) -> float | None:
+    """The §2 bound on re-identification among ``candidates`` that ``guarantee`` gives: the cheap
+    dual bound min_{c ≥ 0}[c + Σ_v (π_v − c Σ_w π_w e^{−ε′ d(w, v)})₊] for "metric"
+    (`privlib.core.risk.metric_dual_bound`: valid, never below the LP's, seconds instead of the LP's
+    minutes at 2,000 candidates), max_m e^ε S_m/(e^ε + m − 1) for "pure"
+    (`privlib.core.risk.reidentification_bound`), None for "none"."""
+    from privlib.core.risk import metric_dual_bound, reidentification_bound
+
+    if guarantee.kind == "none":
+        return None
+    if guarantee.kind == "pure":
+        return reidentification_bound(candidates.prior, guarantee.epsilon)
+    return metric_dual_bound(candidates.prior, _kept_distances(space, candidates.count), guarantee.epsilon)
+
+
+def mechanism_bound(space, mechanism, *, candidates=None, prior: str = "uniform"):
+    """The function ε → `guarantee_bound` of ``mechanism`` at ε (NaN where there is no guarantee), for
+    `attack_frontier`'s ``bound``."""
+    cand = _candidates(space, candidates, prior)
+
+    def bound(epsilon: float) -> float:
+        value = guarantee_bound(space, candidate_guarantee(space, mechanism, epsilon, candidates=cand), cand)
+        return math.nan if value is None else value
+
+    return bound
+
+
+@dataclass(frozen=True, eq=False)
+class AttackerView:
+    """One mechanism's attack at one ε over the candidates, with its bound: ``attack`` (a
+    `BayesAttack`, exact, or a `SampledAttack`, held-out with a binomial interval), ``guarantee`` (a
+    `CandidateGuarantee`) and ``bound`` (its §2 bound, None without a guarantee)."""
+
+    attack: object
+    guarantee: CandidateGuarantee
+    bound: float | None
+
+    @property
+    def exact(self) -> bool:
+        return isinstance(self.attack, BayesAttack)
+
+    @property
+    def epsilon(self) -> float:
+        return self.attack.epsilon
+
+    @property
+    def success(self) -> float:
+        return self.attack.success
+
+    @property
+    def standard_error(self) -> float:
+        return float(self.attack.standard_error)
+
+    def interval(self) -> tuple[float, float]:
+        """The exact value twice, or the sampled attack's Wilson interval (±`INTERVAL_Z` SE)."""
+        return (self.success, self.success) if self.exact else self.attack.interval()
+
+    @property
+    def guess_output(self) -> float:
+        return self.attack.guess_output
+
+    @property
+    def guess_output_standard_error(self) -> float:
+        return 0.0 if self.exact else self.attack.guess_output_standard_error
+
+    @property
+    def prior_baseline(self) -> float:
+        return self.attack.prior_baseline
+
+    @property
+    def sentence(self) -> str:
+        return attack_sentence(self)
+
+    def to_dict(self) -> dict:
+        low, high = self.interval()
+        return {"mechanism": self.attack.mechanism, "label": self.attack.label, "epsilon": self.epsilon,
+                "exact": self.exact, "candidates": self.attack.candidates.count,
+                "prior": self.attack.candidates.prior_name, "success": self.success,
+                "standard_error": self.standard_error, "interval": [low, high],
+                "guess_output": self.guess_output, "guess_output_standard_error": self.guess_output_standard_error,
+                "prior_baseline": self.prior_baseline, "guarantee": self.guarantee.to_dict(), "bound": self.bound,
+                "bound_method": None if self.bound is None else
+                ("the dual metric bound" if self.guarantee.kind == "metric" else "the pure-ε bound with the prior"),
+                "sentence": self.sentence, "attack": self.attack.to_dict()}
+
+
+def attack_sentence(view: AttackerView) -> str:
+    """The attacker's view in one sentence: "At ε = 2, somebody who sees the sanitised word names the
+    original X % of the time (…); naming the sanitised word itself gets G %; guessing the most
+    frequent candidate without seeing anything gets Y %; the guarantee allows at most Z %." — ±2 SE
+    where measured; "no guarantee" said plainly where there is none."""
+    attack = view.attack
+    cand = attack.candidates
+    if view.exact:
+        how = "exactly, the best any attacker can do"
+        success, kept = _share(view.success), _share(view.guess_output)
+    else:
+        how = f"a sampled attack ±{INTERVAL_Z:g} SE over {attack.runs:,} runs; the best attacker may do better"
+        success = f"{_share(view.success)} ± {_share(INTERVAL_Z * view.standard_error)}"
+        kept = f"{_share(view.guess_output)} ± {_share(INTERVAL_Z * view.guess_output_standard_error)}"
+    baseline = (f"naming one of the {cand.count:,} candidates without seeing anything" if cand.prior_name == "uniform"
+                else "naming the most frequent candidate without seeing anything")
+    if view.bound is None:
+        limit = f"{attack.label} gives {view.guarantee.text}"
+    else:
+        limit = f"the guarantee ({view.guarantee.text}) allows at most {_share(view.bound)}"
+    return (f"At ε = {view.epsilon:g}, somebody who sees the sanitised word names the original {success} of the "
+            f"time ({how}); naming the sanitised word itself gets {kept}; {baseline} gets "
+            f"{_share(cand.prior_baseline)}; {limit}. (Secret words: {cand.label}.)")
+
+
+def attacker_view(space, mechanism, epsilon=None, *, candidates=None, prior: str = "uniform",
+                  samples_per_word: int = DEFAULT_SAMPLES_PER_WORD, runs: int | None = None, seed=0,
+                  close: int | None = None, progress: Progress | None = None) -> AttackerView:
+    """The `AttackerView` of ``mechanism`` at ε (None: its own): the exact Bayes attack
+    (`bayes_attack`) for SanText, SanText+, TEM and CusText, else the sampled attack
+    (`sampled_attack`, with ``samples_per_word``, ``runs`` and ``seed``), with the bound of
+    `candidate_guarantee` (`guarantee_bound`). The pages and ``word-attack`` call this one function,
+    so the same seed gives the same numbers."""
+    mechanism = resolve_mechanism(mechanism)
+    cand = _candidates(space, candidates, prior)
+    if isinstance(mechanism, EXACT_MECHANISMS):
+        attack = bayes_attack(space, mechanism, epsilon, candidates=cand, close=close, progress=progress)
+    else:
+        attack = sampled_attack(space, mechanism, epsilon, candidates=cand, samples_per_word=samples_per_word,
+                                runs=runs, seed=seed, close=close, progress=progress)
+    guarantee = candidate_guarantee(space, mechanism, attack.epsilon, candidates=cand)
+    return AttackerView(attack, guarantee, guarantee_bound(space, guarantee, cand))
+
+
+def attack_curve(space, mechanism, epsilons=VIEW_EPSILONS, *, candidates=None, prior: str = "uniform",
+                 samples_per_word: int = DEFAULT_SAMPLES_PER_WORD, runs: int | None = None, seed=0,
+                 close: int | None = None, progress: Progress | None = None) -> AttackFrontier:
+    """Success against ε of one mechanism (`attack_frontier` of it alone) with its own bound at each ε
+    (`mechanism_bound`: NaN where there is no guarantee); at each ε the same numbers as
+    `attacker_view` with the same seed."""
+    cand = _candidates(space, candidates, prior)
+    return attack_frontier(space, [mechanism], epsilons, candidates=cand, close=close,
+                           samples_per_word=samples_per_word, runs=runs, seed=seed,
+                           bound=mechanism_bound(space, mechanism, candidates=cand), progress=progress)
+
+
+@dataclass(frozen=True)
+class EpsilonTarget:
+    """The largest ε of a grid that keeps the attack under ``target``: ``by_bound`` (the guarantee's
+    bound: holds for every attacker; None when no ε of the grid does or there is no guarantee) and
+    ``by_attack`` (the measured attack: the exact Bayes success, or a sampled attack's success + 2 SE
+    — a lower bound on the best attacker, so an optimistic answer); ``below_prior``: the target is
+    under the prior baseline (no ε meets it); ``sentence`` for people."""
+
+    target: float
+    mechanism: str
+    by_bound: float | None
+    by_attack: float | None
+    exact: bool
+    guaranteed: bool
+    below_prior: bool
+    sentence: str
+
+    def to_dict(self) -> dict:
+        return {"target": self.target, "mechanism": self.mechanism, "by_bound": self.by_bound,
+                "by_attack": self.by_attack, "exact": self.exact, "guaranteed": self.guaranteed,
+                "below_prior": self.below_prior, "sentence": self.sentence}
+
+
+def _largest_prefix_under(epsilons: np.ndarray, values: np.ndarray, target: float) -> float | None:
+    """The largest grid ε such that ``values`` ≤ ``target`` at it and at every smaller grid ε (a
+    sampled curve can dip back under the target by chance past a crossing: that is not an answer)."""
+    order = np.argsort(epsilons)
+    ok = np.isfinite(values[order]) & (values[order] <= target)
+    if not ok.size or not ok[0]:
+        return None
+    stop = ok.size if ok.all() else int(np.argmin(ok))
+    return float(epsilons[order][stop - 1])
+
+
+def largest_epsilon_under(curve: AttackFrontier, target: float = DEFAULT_TARGET,
+                          mechanism: str | None = None) -> EpsilonTarget:
+    """The largest ε of ``curve``'s grid (an `attack_curve` or `attack_frontier` with a bound) that
+    keeps the re-identification of ``mechanism`` (default: the curve's first) at most ``target``:
+    by the bound, and separately by the measured attack (the exact value, or the sampled value
+    + `INTERVAL_Z` standard errors)."""
+    from privlib.core.validation import check_probability
+
+    target = check_probability(target, "target (the attack success you accept)")
+    name = curve.mechanisms[0] if mechanism is None else mechanism
+    m = curve._index(name)
+    exact = curve.exact[m]
+    measured = curve.success[m] + (0.0 if exact else INTERVAL_Z * curve.success_se[m])
+    guaranteed = bool(np.all(np.isfinite(curve.bound)))
+    by_bound = _largest_prefix_under(curve.epsilons, curve.bound, target) if guaranteed else None
+    by_attack = _largest_prefix_under(curve.epsilons, measured, target)
+    below = target < curve.prior_baseline
+    label = curve.labels[name]
+    lowest, highest = float(curve.epsilons.min()), float(curve.epsilons.max())
+
+    def said(value, what):
+        if value is None:
+            return f"no ε of the grid (from {lowest:g}) {what}"
+        return f"ε = {value:g}{' (the top of the grid)' if value == highest else ''} {what}"
+
+    if below:
+        sentence = (f"No ε keeps the attack under {_share(target)}: naming the most likely candidate without "
+                    f"seeing anything already succeeds {_share(curve.prior_baseline)} of the time.")
+    else:
+        bound_part = (said(by_bound, "by the guarantee's bound, which holds for every attacker") if guaranteed
+                      else f"no ε by a guarantee ({label} gives none over these candidates)")
+        attack_part = said(by_attack, "by the exact Bayes attack" if exact else
+                           f"by the sampled attack with its +{INTERVAL_Z:g} SE (a lower bound on the best attacker, "
+                           "so this ε is optimistic)")
+        sentence = (f"The largest ε that keeps re-identification under {_share(target)} with {label}: "
+                    f"{bound_part}; {attack_part}.")
+    return EpsilonTarget(target, name, by_bound, by_attack, exact, guaranteed, below, sentence)
+
+
+@dataclass(frozen=True, eq=False)
+class PairTradeoff:
+    """Telling two words apart from one output (spec §1): ``word`` (x, "positive") and ``other`` (x′,
+    by default its nearest neighbour) at ``distance`` (Euclidean; d_RM for Mahalanobis);
+    ``bound`` the guarantee's curve f_{ε·d, 0} (`privlib.core.risk.DPCurve`; None: no guarantee for
+    the pair) and ``exact`` the pair's exact curve (`privlib.core.risk.FinitePairCurve`, the best
+    test's ROC) where the output law is exact, else None; ``sampled`` (mechanisms without an exact
+    law) the ROC of a fixed test measured on samples (`PairROC`), else None."""
+
+    mechanism: str
+    label: str
+    epsilon: float
+    word: str
+    other: str
+    distance: float
+    bound: object
+    exact: object
+    guarantee: str
+    sampled: object = None
+
+
+#: Outputs per word of `pair_tradeoff`'s sampled ROC.
+DEFAULT_PAIR_SAMPLES = 500
+
+
+@dataclass(frozen=True, eq=False)
+class PairROC:
+    """The ROC of the distance test on sampled outputs: say "x" when d(o, x′) − d(o, x) ≥ t, for every
+    threshold t; ``tpr`` from ``samples`` outputs of x, ``fpr`` from as many of x′ (each point within
+    its binomial standard error, at most 0.5/√samples). The test is fixed before the samples are
+    drawn (nothing is fitted on them), so its ROC is that of one attacker, which no guarantee's limit
+    lets above its curve."""
+
+    fpr: np.ndarray
+    tpr: np.ndarray
+    samples: int
+    seed: int
+
+
+def pair_tradeoff(space, mechanism, epsilon, word, other=None, *, samples: int = DEFAULT_PAIR_SAMPLES,
+                  seed=0) -> PairTradeoff:
+    """The `PairTradeoff` of ``word`` and ``other`` (a word or row; None: ``word``'s nearest neighbour);
+    for a mechanism without an exact law, the sampled ROC of ``samples`` outputs of each word (draws:
+    ``child_rng(seed, "word-attack", "pair", mechanism name, ε)``)."""
+    from privlib.core.risk import DPCurve, FinitePairCurve
+    from privlib.words.mechanisms import Mahalanobis, Vickrey
+
+    mechanism = resolve_mechanism(mechanism)
+    eps = float(_epsilons(mechanism, None if epsilon is None else [epsilon])[0])
+    x = space.row(word)
+    if other is None:
+        sq = space.squared_distances(np.array([x]))[0]
+        sq[x] = np.inf
+        y = int(np.argmin(sq))
+    else:
+        y = space.row(other)
+    if x == y:
+        raise ValueError("Give two different words: the test tells one from the other.")
+    d = float(_pair_distances(space, np.array([x]), np.array([y]))[0, 0])
+    base = Mahalanobis.family(lam=mechanism.lam) if isinstance(mechanism, Vickrey) and mechanism.base == "mahalanobis" \
+        else mechanism
+    bound = None
+    if isinstance(mechanism, SanTextPlus):
+        first = len(space) - mechanism.sensitive_count(len(space))
+        if mechanism.p == 1 or min(x, y) >= first:
+            bound, text = DPCurve(eps * d), f"ε·d_X-privacy: ε·d = {eps * d:.3g}"
+        else:
+            text = "no guarantee: a kept non-sensitive word can be named outright"
+    elif isinstance(mechanism, CusText):
+        groups = mechanism.groups(space)
+        if max(x, y) < groups.group_of.size and groups.group_of[x] == groups.group_of[y]:
+            bound, text = DPCurve(eps), f"ε-DP within their group, ε = {eps:g}"
+        else:
+            text = "no guarantee: the two words are in different CusText groups (the group is revealed)"
+    elif isinstance(base, Mahalanobis):
+        d = base.distance(space, x, y)
+        bound, text = DPCurve(eps * d), f"ε·d_RM-privacy: ε·d_RM = {eps * d:.3g}"
+    else:
+        bound, text = DPCurve(eps * d), f"ε·d_X-privacy: ε·d = {eps * d:.3g}"
+    exact = sampled = None
+    if isinstance(mechanism, EXACT_MECHANISMS):
+        exact = FinitePairCurve(mechanism.output_probabilities(space, x, eps),
+                                mechanism.output_probabilities(space, y, eps))
+    else:
+        sampled = _pair_roc(space, mechanism, eps, x, y, samples, seed)
+    return PairTradeoff(mechanism.name, mechanism.label, eps, space.words[x], space.words[y], d, bound, exact, text,
+                        sampled)
+
+
+def _pair_roc(space, mechanism, eps: float, x: int, y: int, samples, seed) -> PairROC:
+    samples = check_positive_int(samples, "samples (outputs per word)", minimum=1, maximum=1_000_000)
+    seed = check_seed(seed)
+    rng = child_rng(seed, "word-attack", "pair", mechanism.name, eps)
+    outputs = mechanism.sample_many(space, np.repeat(np.array([x, y]), samples), eps, rng)
+    d = _pair_distances(space, np.array([x, y]), outputs)
+    score = d[1] - d[0]  # larger: nearer x than x′
+    under_x, under_y = np.sort(score[:samples]), np.sort(score[samples:])
+    thresholds = np.concatenate([[np.inf], np.unique(score)[::-1]])
+    # P(score ≥ t) under each word, for every threshold from "never x" to "always x"
+    tpr = 1.0 - np.searchsorted(under_x, thresholds, side="left") / samples
+    fpr = 1.0 - np.searchsorted(under_y, thresholds, side="left") / samples
+    return PairROC(fpr, tpr, samples, seed)
+
+
+# ----------------------------------------------------------------------------- how long it takes
+#: `privlib.words.cost.KERNEL_NANOSECONDS_VARIABLE`, spelt out (cost sits above this module): with it set
+#: to c, no kernel is timed and each costs c nanoseconds per unit and per vocabulary word.
+KERNEL_NANOSECONDS_VARIABLE = "PRIVLIB_KERNEL_NANOSECONDS"
+#: Words of the space the kernels are timed on (its first ones; the space itself when smaller): each
+#: kernel costs about V per unit, so it is timed on few words and scaled to the vocabulary (a probe on all
+#: 400,000 GloVe words took seconds on a loaded machine, before the page's first view).
+CALIBRATION_WORDS = 16_384
+#: Sizes (candidate rows; outputs) a timing probe grows through until one call lasts `PROBE_SECONDS`;
+#: candidate rows start above `EmbeddingSpace.squared_distances`' few-row path, as the attacks' blocks do.
+PROBE_ROWS = (64, 256, 1024)
+PROBE_OUTPUTS = (16, 64, 256, 1024)
+PROBE_SECONDS = 0.05
+#: Timed calls at the final size (the quickest counts).
+PROBES = 2
+#: The ε the sampling kernel is timed at.
+PROBE_EPSILON = 2.0
+#: Seconds per vocabulary word of building CusText's groups (measured: ~9 s for 400,000 GloVe words on the
+#: 2-core Xeon; not timed, since a probe would build the groups).
+CUSTEXT_GROUP_SECONDS_PER_WORD = 25e-6
+
+
+def _custext_group_seconds() -> float:
+    """`CUSTEXT_GROUP_SECONDS_PER_WORD`, or the fixed cost of `KERNEL_NANOSECONDS_VARIABLE`."""
+    from privlib.core.validation import environment_number
+
+    fixed = environment_number(KERNEL_NANOSECONDS_VARIABLE, "nanoseconds")
+    return CUSTEXT_GROUP_SECONDS_PER_WORD if fixed is None else fixed * 1e-9
+
+
+def _calibration_space(space):
+    """The first `CALIBRATION_WORDS` words of ``space`` as a space of their own (kept with it), or the space."""
+    if len(space) <= CALIBRATION_WORDS:
+        return space
+    return space.derived(("word-attacks-calibration", CALIBRATION_WORDS), lambda: type(space).from_arrays(
+        space.words[:CALIBRATION_WORDS], space.vectors[:CALIBRATION_WORDS],
+        name=f"{space.name} (first {CALIBRATION_WORDS:,} words)"))
+
+
+def _per_word_seconds(space, key: tuple, run, sizes) -> float:
+    """Seconds per unit and per vocabulary word of one kernel, ``run(sub, size)`` doing ``size`` units
+    on the calibration space ``sub`` (`_per_unit`), timed once per space (kept with it); or the fixed
+    cost of `KERNEL_NANOSECONDS_VARIABLE`."""
+    from privlib.core.validation import environment_number
+
+    fixed = environment_number(KERNEL_NANOSECONDS_VARIABLE, "nanoseconds")
+    if fixed is not None:
+        return fixed * 1e-9
+
+    def measure():
+        sub = _calibration_space(space)
+        return _per_unit(len(sub), lambda size: run(sub, size), sizes)
+
+    return space.derived(("word-attacks-cost", *key), measure)
+
+
+def _per_unit(words: int, run, sizes) -> float:
+    """Seconds per unit and per word of ``run(size)`` on a space of ``words`` words: one untimed call
+    (one-off set-up: a search, a covariance, the float64 copy), then ``sizes`` growing until a call
+    lasts `PROBE_SECONDS` (shorter calls measure a busy machine's time slices, not its pace), and the
+    quickest of `PROBES` calls at that size."""
+    import time
+
+    def timed(size) -> float:
+        start = time.perf_counter()
+        run(size)
+        return time.perf_counter() - start
+
+    sizes = [min(size, words) for size in sizes]
+    run(sizes[0])
+    for size in sizes:
+        elapsed = timed(size)
+        if elapsed >= PROBE_SECONDS:
+            break
+    elapsed = min([elapsed] + [timed(size) for _ in range(PROBES - 1)])
+    return elapsed / (size * words)
+
+
+def _distance_kernel(space) -> float:
+    """A candidate's distances to the vocabulary and its nearest K (the exact pass and the close table)."""
+    def run(sub, size):
+        rows = np.arange(size, dtype=np.int64)
+        _nearest_rows(sub.squared_distances(rows), rows, min(DEFAULT_CLOSE, len(sub) - 1))
+
+    return _per_word_seconds(space, ("distances",), run, PROBE_ROWS)
+
+
+def _law_kernel(space, mechanism) -> float:
+    """One candidate's exact law at one ε over the vocabulary (`_DenseLaw.block`)."""
+    def run(sub, size):
+        rows = np.arange(size, dtype=np.int64)
+        d = np.sqrt(sub.squared_distances(rows))  # (timed too: a small part beside the law's exp)
+        d[np.arange(size), rows] = 0.0
+        _DenseLaw(mechanism, sub, PROBE_EPSILON, size).block(d, rows, np.empty_like(d))
+
+    return _per_word_seconds(space, ("law", repr(mechanism)), run, PROBE_ROWS)
+
+
+def _sampling_kernel(space, mechanism) -> float:
+    """One output of ``mechanism`` (``sample_many``, as the sampled attack draws), timed at
+    `PROBE_EPSILON` (the exact nearest-word search that dominates costs the same at any ε)."""
+    rng = np.random.default_rng(0)
+
+    def run(sub, size):
+        rows = np.arange(size, dtype=np.int64) % len(sub)
+        mechanism.sample_many(sub, rows, np.full(size, PROBE_EPSILON), rng)
+
+    return _per_word_seconds(space, ("sampling", repr(mechanism)), run, PROBE_OUTPUTS)
+
+
+def attack_seconds(space, mechanisms, epsilons, *, candidates=None, prior: str = "uniform",
+                   samples_per_word: int = DEFAULT_SAMPLES_PER_WORD, runs: int | None = None,
+                   close: int | None = None, bound: bool = True) -> float:
+    """Estimated seconds of the attacks on ``mechanisms`` (one, or a list) at ``epsilons`` over the
+    candidates — `attacker_view` (one ε), `attack_curve` or `attack_frontier` — with the bounds when
+    ``bound``. Same checks and errors as the work itself. The model, in kernels timed once per space
+    on its first `CALIBRATION_WORDS` words and scaled to V, the vocabulary (or fixed by
+    `KERNEL_NANOSECONDS_VARIABLE`), each costing about V per unit:
+
+    * an exact mechanism: N distance rows, plus N·E laws (N candidates, E epsilons); CusText: its
+      groups (`CUSTEXT_GROUP_SECONDS_PER_WORD` per word) and N distance rows (the close table);
+    * a sampled mechanism: E·(N·m + runs) outputs (m samples per word), plus N distance rows;
+    * the bounds: E·N² kernel values and N² distances (units of the law kernel per word).
+
+    An upper estimate where caches (the close table, CusText's groups) already exist."""
+    listed = [mechanisms] if isinstance(mechanisms, (str, tuple, Mechanism)) else list(mechanisms)
+    resolved = [resolve_mechanism(spec) for spec in listed]
+    if not resolved:
+        raise ValueError("Give at least one mechanism.")
+    eps = check_epsilons(epsilons)
+    cand = _candidates(space, candidates, prior)
+    _close(space, close)
+    m = check_positive_int(samples_per_word, "samples_per_word", minimum=1, maximum=10_000)
+    runs = cand.count * m if runs is None else check_positive_int(runs, "runs", minimum=1, maximum=10_000_000)
+    v, n = len(space), cand.count
+    rows = n * v * _distance_kernel(space)
+    total = 0.0
+    for mechanism in resolved:
+        if isinstance(mechanism, CusText):
+            check_custext_candidates(mechanism, space, n)
+            total += v * _custext_group_seconds() + rows
+        elif isinstance(mechanism, EXACT_MECHANISMS):
+            total += rows + n * v * eps.size * _law_kernel(space, mechanism)
+        else:
+            per_output = _sampling_kernel(space, mechanism)
+            total += rows + eps.size * (n * m + runs) * v * per_output
+    if bound:
+        total += (eps.size + 1) * n * n * _law_kernel(space, SanText.family())
+    return float(total)
+
+
 __all__ = [
     "BLOCK_BYTES",
+    "CALIBRATION_WORDS",
+    "CUSTEXT_GROUP_SECONDS_PER_WORD",
     "DEFAULT_CANDIDATES",
+    "DEFAULT_PAIR_SAMPLES",
     "DEFAULT_SAMPLES_PER_WORD",
+    "DEFAULT_TARGET",
     "EXACT_MECHANISMS", "FRONTIER_BOUNDS",
+    "GUARANTEE_KINDS",
     "INTERVAL_Z",
+    "KEPT_DISTANCES_MAX",
+    "KERNEL_NANOSECONDS_VARIABLE",
     "PRIORS",
+    "PROBES",
+    "PROBE_EPSILON",
+    "PROBE_OUTPUTS",
+    "PROBE_ROWS",
+    "PROBE_SECONDS",
     "SHRINKAGES",
+    "VIEW_EPSILONS",
     "AttackFrontier",
+    "AttackerView",
     "BayesAttack",
+    "CandidateGuarantee",
     "Candidates",
     "CountRule",
+    "EpsilonTarget",
+    "PairROC",
+    "PairTradeoff",
     "SampledAttack",
+    "attack_curve",
     "attack_frontier",
+    "attack_seconds",
+    "attack_sentence",
+    "attacker_view",
     "bayes_attack",
     "bayes_attacks",
     "block_rows",
+    "candidate_guarantee",
+    "check_custext_candidates",
     "close_neighbours",
     "fit_count_rule",
+    "guarantee_bound",
+    "largest_epsilon_under",
+    "mechanism_bound",
+    "pair_tradeoff",
     "sampled_attack",
     "word_candidates",
 ]

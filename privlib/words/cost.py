@@ -44,6 +44,13 @@ table2 --words 1,000 / 5,000 / 20,000: 2/2, 7/7, 27/24 s; sweep --words 50 / 200
 50, 30, 100: 2/2, 27/17, 52/45 s — within a factor of 1.6, and mostly above the time taken.
 The machine's load can change during a long run, which no estimate made before it can know.
 
+Stored costs instead of timings (``timed=False``, `STORED_KERNEL_NANOSECONDS`): an estimate that
+must cost nothing — a page deciding whether work starts by itself, where a new process's timing run
+(about a second: the very work it would decide about) would itself be the wait — uses kernel costs
+measured once on the reference machine and stored here, per mechanism for the sampling kernel, as
+nanoseconds per unit and per vocabulary word: counts times constants, no timing, the same in every
+process. They do not follow the load, so a long run is better judged by the timed estimate.
+
 Fixed costs instead of timings: with the environment variable `KERNEL_NANOSECONDS_VARIABLE` set
 to a number c, no kernel is timed and every kernel costs c nanoseconds per unit and per word of the
 vocabulary (a sort: times log2 N) — the same estimate on any machine under any load, for tests
@@ -77,6 +84,33 @@ CALIBRATION_EPSILONS = 8
 #: The environment variable of fixed kernel costs (nanoseconds per unit and per vocabulary word)
 #: that replace the timings; unset or empty: the kernels are timed.
 KERNEL_NANOSECONDS_VARIABLE = "PRIVLIB_KERNEL_NANOSECONDS"
+
+#: Kernel costs for estimates that time nothing (``timed=False``): nanoseconds per unit and per
+#: vocabulary word (N), so a kernel costs this × N. "sampling": one output of the mechanism
+#: (``sample_many``), by the registry's mechanism name (other parameters at their defaults);
+#: "ranking": one input word's outputs classified among its neighbours (`classify_outputs`: its float64
+#: distance row dominates, so per input word whatever its number of outputs). How they were obtained:
+#: `kernel_nanoseconds` on GloVe 6B 50d on the reference machine (a 2-core Xeon) gave each kernel's
+#: cost relative to the multivariate Laplace mechanism's (santext 100, santext-plus 85, tem 80, custext
+#: 27, postprocessing-fix 4.7, vickrey 2.2, mahalanobis 0.9; ranking 8.5), and the Laplace mechanism's
+#: is 2 — its pace when the machine is shared with other work (0.9 when it is quiet: the word pages'
+#: estimates lean long rather than start work that then keeps a user waiting). Every mechanism of the
+#: registry has one (tests/words/test_cost_stored.py).
+STORED_KERNEL_NANOSECONDS = {
+    "sampling": {
+        "multivariate-laplace": 2.0,
+        "postprocessing-fix": 9.5,
+        "mahalanobis": 2.0,
+        "vickrey": 4.5,
+        "santext": 200.0,
+        "santext-plus": 170.0,
+        "tem": 160.0,
+        "custext": 55.0,
+    },
+    "ranking": 17.0,
+}
+#: The epsilons the stored sampling costs were measured at (the Neighbour ranks page's curve).
+STORED_EPSILONS = (0.5, 1, 2, 3, 5, 7, 10, 15, 20, 30, 50, 100)
 
 if CALIBRATION_WORDS <= DIRECT_MAX_WORDS:  # pragma: no cover - a guard on the two constants
     raise RuntimeError("CALIBRATION_WORDS must exceed DIRECT_MAX_WORDS.")
@@ -120,14 +154,18 @@ def calibration_space(space, minimum: int = 0, words: int = CALIBRATION_WORDS) -
         space.words[:words], space.vectors[:words], name=f"{space.name} (first {words:,} words)"))
 
 
-def measured(space, key: tuple, measure, minimum: int = 0, affine: bool = False) -> float:
+def measured(space, key: tuple, measure, minimum: int = 0, affine: bool = False,
+             stored: float | None = None) -> float:
     """Seconds per unit of one kernel on ``space``: ``measure(calibration space)`` (one of at least
     ``minimum`` words) scaled from the calibration space's N to the space's — in proportion (a key
     starting with "sorting": N log N), or with ``affine`` along the line through a second
     measurement on twice as many words (for kernels with a part per unit that does not grow with
     N; at most the proportional scaling) — measured once per space. With fixed costs
-    (`fixed_kernel_nanoseconds`) nothing is measured: those nanoseconds times N (a sort: N log2 N)."""
+    (`fixed_kernel_nanoseconds`), or a ``stored`` cost (nanoseconds per unit and per vocabulary word:
+    `STORED_KERNEL_NANOSECONDS`), nothing is measured: those nanoseconds times N (a sort: N log2 N);
+    fixed costs come first (tests fix every estimate with them)."""
     fixed = fixed_kernel_nanoseconds()
+    fixed = stored if fixed is None else fixed
     if fixed is not None:  # before the cache of the space: a timing cached there must not hide it
         n = len(space)
         return fixed * 1e-9 * n * (math.log2(max(n, 2)) if key[0] == "sorting" else 1.0)
@@ -156,11 +194,13 @@ def spread(epsilons) -> np.ndarray:
     return values[picks]
 
 
-def sampling_seconds(space, mechanism: Mechanism, epsilons, one_word: bool = False) -> float:
+def sampling_seconds(space, mechanism: Mechanism, epsilons, one_word: bool = False, timed: bool = True) -> float:
     """Seconds per output of ``mechanism`` on ``space`` at these epsilons: for one word
     (``one_word``, ``mechanism.sample``, as the rank experiment) or for many words
-    (``sample_many``, as sweeps and the ε study)."""
+    (``sample_many``, as sweeps and the ε study); without ``timed``, from the mechanism's stored
+    cost (`STORED_KERNEL_NANOSECONDS`; a mechanism outside the registry has none and is timed)."""
     eps = spread(epsilons)
+    stored = None if timed else STORED_KERNEL_NANOSECONDS["sampling"].get(mechanism.name)  # (none stored: timed)
 
     def measure(sub):
         rng = np.random.default_rng(0)
@@ -173,14 +213,17 @@ def sampling_seconds(space, mechanism: Mechanism, epsilons, one_word: bool = Fal
 
         return per_unit_seconds(run, (4, 16, 64, 256, 1024, 2048))
 
-    return measured(space, ("sampling", repr(mechanism), tuple(eps.tolist()), one_word), measure)
+    return measured(space, ("sampling", repr(mechanism), tuple(eps.tolist()), one_word), measure, stored=stored)
 
 
-def ranking_seconds(space, outputs_per_word: int, sort: bool = False) -> float:
+def ranking_seconds(space, outputs_per_word: int, sort: bool = False, timed: bool = True) -> float:
     """Seconds to rank ``outputs_per_word`` outputs of one input word among its neighbours:
     `classify_outputs` (a partition, as sweeps) or, with ``sort``, `output_ranks` (a sort, as the
-    ε study)."""
+    ε study); without ``timed`` (a partition only), from the stored cost (`STORED_KERNEL_NANOSECONDS`)."""
     per_word = max(1, int(outputs_per_word))
+    if not timed and sort:
+        raise ValueError("Stored costs have no sort kernel: time it (timed=True).")
+    stored = None if timed else STORED_KERNEL_NANOSECONDS["ranking"]
 
     def measure(sub):
         rng = np.random.default_rng(0)
@@ -196,7 +239,7 @@ def ranking_seconds(space, outputs_per_word: int, sort: bool = False) -> float:
 
         return per_unit_seconds(run, (2, 8, 32, 128, 512))
 
-    return measured(space, ("sorting" if sort else "ranking", min(per_word, 4096)), measure)
+    return measured(space, ("sorting" if sort else "ranking", min(per_word, 4096)), measure, stored=stored)
 
 
 def prefix_seconds(space, far: int = FAR_RANK) -> float:
@@ -228,6 +271,19 @@ def exact_law_seconds(space, mechanism: Mechanism, epsilons, samples: int, close
     return measured(space, ("exact-law", repr(mechanism), tuple(eps.tolist()), samples), measure)
 
 
+def kernel_nanoseconds(space, mechanisms=None) -> dict:
+    """The kernels timed on ``space`` (`sampling_seconds` at `STORED_EPSILONS`, `ranking_seconds` of
+    300 outputs) in the units of `STORED_KERNEL_NANOSECONDS`: nanoseconds per unit and per vocabulary
+    word, for ``mechanisms`` (names; default: the registry's). How the stored costs are measured (with
+    `KERNEL_NANOSECONDS_VARIABLE` unset: fixed costs would be returned as they are)."""
+    from privlib.words.mechanisms import MECHANISMS
+
+    per_word = 1e9 / len(space)
+    return {"sampling": {name: sampling_seconds(space, resolve_mechanism(name), STORED_EPSILONS) * per_word
+                         for name in (mechanisms or MECHANISMS)},
+            "ranking": ranking_seconds(space, 300) * per_word}
+
+
 # ----------------------------------------------------------------------------- workloads
 def rank_experiment_seconds(space, word, epsilon: float, samples: int = 2000,
                             mechanism: Mechanism | None = None) -> float:
@@ -244,9 +300,11 @@ def rank_experiment_seconds(space, word, epsilon: float, samples: int = 2000,
 
 
 def epsilon_sweep_seconds(space, epsilons, words=200, mechanism: Mechanism | None = None,
-                          samples_per_word: int = 1) -> float:
+                          samples_per_word: int = 1, timed: bool = True) -> float:
     """Estimated seconds of `epsilon_sweep` with these arguments (same checks, same errors):
-    words x epsilons x samples per word outputs, then each word's outputs ranked."""
+    words x epsilons x samples per word outputs, then each word's outputs ranked. Without ``timed``,
+    from the stored kernel costs (`STORED_KERNEL_NANOSECONDS`): no kernel runs, so the estimate costs
+    microseconds in any process (a page's decision whether the work starts by itself)."""
     mechanism = mechanism or MultivariateLaplace.family()
     eps = np.atleast_1d(np.asarray([check_epsilon(float(e)) for e in np.atleast_1d(epsilons)]))
     samples_per_word = check_positive_int(samples_per_word, "samples_per_word", maximum=1000)
@@ -259,8 +317,8 @@ def epsilon_sweep_seconds(space, epsilons, words=200, mechanism: Mechanism | Non
         if count == 0:
             raise ValueError("Give at least one word for the sweep.")
     outputs = eps.size * samples_per_word
-    return (count * outputs * sampling_seconds(space, mechanism, eps)
-            + count * ranking_seconds(space, outputs))
+    return (count * outputs * sampling_seconds(space, mechanism, eps, timed=timed)
+            + count * ranking_seconds(space, outputs, timed=timed))
 
 
 def neighbour_distances_seconds(space, words=5000, far: int = FAR_RANK) -> float:
@@ -278,6 +336,19 @@ def neighbour_distances_seconds(space, words=5000, far: int = FAR_RANK) -> float
         if count == 0:
             raise ValueError("Give at least one word (or a number of words to draw).")
     return count * prefix_seconds(space, far)
+
+
+def mechanism_frequencies_seconds(space, epsilons, words: int = 200, samples_per_word: int = 5,
+                                  timed: bool = True) -> float:
+    """Estimated seconds of `privlib.words.theory.neighbour_distances.mechanism_frequencies` (what the
+    multivariate Laplace mechanism did to Table 2's words: Fig. 6's diamonds): words × epsilons ×
+    samples per word outputs of the mechanism, at the sampling kernel's cost (its exact predictions
+    cost next to nothing). Without ``timed``, from the stored cost (`STORED_KERNEL_NANOSECONDS`)."""
+    eps = np.atleast_1d(np.asarray([check_epsilon(float(e)) for e in np.atleast_1d(epsilons)]))
+    words = check_positive_int(words, "words", minimum=1)
+    samples_per_word = check_positive_int(samples_per_word, "samples_per_word", minimum=1, maximum=100_000)
+    return words * eps.size * samples_per_word * sampling_seconds(space, MultivariateLaplace.family(), eps,
+                                                                  timed=timed)
 
 
 def mechanism_metrics_seconds(space, words, epsilons, mechanism="multivariate-laplace", samples: int = 100,

@@ -34,6 +34,18 @@ def free_port() -> int:
 COMMAND, CHECKOUT = "epsilon-lab app", "streamlit run app.py"
 
 
+#: url -> the file the running server at that url writes its output to.
+SERVER_LOGS: dict[str, Path] = {}
+
+
+def server_log(url: str, last: int = 6000) -> str:
+    """The last ``last`` characters the running server at ``url`` (or a page of it) printed."""
+    for base, path in SERVER_LOGS.items():
+        if url.startswith(base):
+            return path.read_bytes().decode(errors="replace")[-last:]
+    return "(no server log)"
+
+
 @contextlib.contextmanager
 def streamlit_server(timeout: float = 60.0, how: str = COMMAND):
     """Start the app on 127.0.0.1:<free port> (``how``: `COMMAND` or `CHECKOUT`); yield (url,
@@ -56,13 +68,16 @@ def streamlit_server(timeout: float = 60.0, how: str = COMMAND):
     else:
         raise ValueError(f"how = {how!r}: {COMMAND!r} or {CHECKOUT!r}")
     started = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
+    # The server's output goes to a file, so a test that meets a redacted exception can show the
+    # traceback the server logged (`server_log`).
+    log = open(Path(elsewhere.name) / "server.log", "w+b")  # noqa: SIM115 (closed in the finally)
+    proc = subprocess.Popen(cmd, cwd=cwd, stdout=log, stderr=subprocess.STDOUT, env=env)
     url = f"http://127.0.0.1:{port}"
+    SERVER_LOGS[url] = Path(log.name)
     try:
         while True:
             if proc.poll() is not None:
-                out = proc.stdout.read().decode(errors="replace")
-                raise RuntimeError(f"streamlit exited with code {proc.returncode}:\n{out}")
+                raise RuntimeError(f"streamlit exited with code {proc.returncode}:\n{server_log(url)}")
             try:
                 with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as r:
                     if r.status == 200:
@@ -79,6 +94,8 @@ def streamlit_server(timeout: float = 60.0, how: str = COMMAND):
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             proc.kill()
+        log.close()
+        SERVER_LOGS.pop(url, None)
         elsewhere.cleanup()
 
 
@@ -86,6 +103,14 @@ def streamlit_server(timeout: float = 60.0, how: str = COMMAND):
 #: script early (ui.plotly_warmup).
 CHARTS_JS = ("[...document.querySelectorAll('.js-plotly-plot')]"
              ".filter(e => !e.closest('.st-key-plotly_warmup')).length")
+
+
+def assert_no_exception(page) -> None:
+    """The page shows no exception; if it does, the message names it with the server's log (the
+    browser shows only a redacted message)."""
+    shown = page.locator('[data-testid="stException"]')
+    assert shown.count() == 0, (f"{page.url} shows an exception: {shown.first.inner_text()[:300]}\n"
+                                f"server log:\n{server_log(page.url)}")
 
 
 def require_chromium() -> None:

@@ -23,6 +23,12 @@ def _percent(at, label_start: str) -> float:
     return float(metric.value.rstrip("%")) / 100
 
 
+def _rank_charts(at) -> int:
+    """The ranks part's charts: the Attacker's view adds its own (keys nr_attack_*) when its attacks start by
+    themselves (a small vocabulary)."""
+    return len([chart for chart in at.get("plotly_chart") if not (chart.key or "").startswith("nr_attack_")])
+
+
 def _no_problems(at):
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
@@ -133,7 +139,7 @@ def test_own_embedding_file_drives_the_page(tmp_path):
     at.text_input(key="embedding_path").input(str(path)).run()
     _no_problems(at)
     assert any("300 words" in c.value for c in at.sidebar.caption)
-    assert len(at.get("plotly_chart")) == 2
+    assert _rank_charts(at) == 2
 
 
 def test_fig2_average_on_request():
@@ -166,7 +172,7 @@ def test_every_mechanism_runs_on_the_page():
         _no_problems(at)
         shares = [_percent(at, p) for p in ("Original word", "Close neighbour", "Distant word")]
         assert abs(sum(shares) - 1) < 0.0015, name
-        assert len(at.get("plotly_chart")) == 2, name
+        assert _rank_charts(at) == 2, name
         exact = MECHANISMS[name].has_exact_probabilities
         assert any(("Most probable" if exact else "Most frequent") in m.value for m in at.markdown), name
 

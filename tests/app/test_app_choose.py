@@ -104,3 +104,95 @@ def test_random_sample_of_the_vocabulary_with_an_exact_mechanism():
     at.text_input(key="choose_grid").set_value("1,5").run()  # inputs changed: old results stay, flagged
     _ok(at)
     assert any("inputs above changed" in c.value for c in at.caption)
+
+
+# ----------------------------------------------------------------------------- the attack target (issue 23)
+ATTACK_GRID = "1,3,8"
+
+
+def _with_attack(candidates: int = 100) -> AppTest:
+    at = _page()
+    at.toggle(key="choose_attack").set_value(True).run()
+    at.number_input(key="choose_attack_candidates").set_value(candidates).run()
+    at.multiselect(key="choose_mechanisms").set_value(["multivariate-laplace"]).run()
+    at.text_input(key="choose_grid").set_value(ATTACK_GRID).run()
+    at.select_slider(key="choose_samples").set_value(10).run()
+    _ok(at)
+    return at
+
+
+def _cli_json(tmp_path, *args) -> dict:
+    """`python -m privlib choose ... --json` in this process."""
+    import contextlib
+    import io
+    import json
+
+    from privlib.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        assert main(["choose", *map(str, args), "--json"]) == 0
+    return json.loads(out.getvalue())
+
+
+def test_attack_target_answer_chart_and_table_are_the_cli_numbers(tmp_path):
+    from privlib.words.text import PAPER_EXAMPLE
+
+    at = _with_attack()
+    at.button[0].click().run()
+    _ok(at)
+    (box,) = [b.value for b in [*at.success, *at.info] if "Multivariate Laplace" in b.value]
+    assert "Attack target: largest ε that meets it" in box or "Attack target: met at no ε" in box
+    assert "somebody who sees the sanitised word names the original" in box and "lower bound" in box
+    assert any(c.proto.id.endswith("choose_chart_attack") or "choose_chart_attack" in c.proto.id
+               for c in at.get("plotly_chart"))
+    assert any("dotted red: your attack target" in c.value for c in at.caption)
+    page = list(at.dataframe[0].value["re-identified"])
+    words = tmp_path / "words.txt"
+    words.write_text(PAPER_EXAMPLE, encoding="utf-8")
+    cli = _cli_json(tmp_path, "--words-file", words, "--vocab-size", 20_000, "--epsilons", ATTACK_GRID,
+                    "--samples", 10, "--mechanism", "multivariate-laplace", "--seed", 1, "--attack-target", 0.2,
+                    "--attack-candidates", 100)
+    (m,) = cli["mechanisms"]
+    assert page == m["attack"]["success"]  # the same seed, the same numbers
+    threshold = m["answer"]["attack"]
+    if threshold["epsilon"] is not None:
+        assert f"largest ε that meets it = {threshold['epsilon']:g}" in box
+    # the target applies at once, without a new run
+    at.number_input(key="choose_attack_limit_success").set_value(99.0).run()
+    _ok(at)
+    (box,) = [b.value for b in [*at.success, *at.info] if "Multivariate Laplace" in b.value]
+    assert "largest ε that meets it = 8" in box and not any("inputs above changed" in c.value for c in at.caption)
+
+
+def test_an_impossible_attack_target_is_said_not_a_traceback():
+    at = _with_attack(candidates=50)  # the prior alone: 2 %
+    at.number_input(key="choose_attack_limit_success").set_value(1.0).run()
+    assert not at.exception
+    assert any("cannot be met at any ε" in e.value and "2.00%" in e.value for e in at.error)
+    at.radio(key="choose_attack_measure").set_value("above_prior").run()
+    at.number_input(key="choose_attack_limit_above_prior").set_value(99.0).run()
+    assert not at.exception and any("met at every ε" in e.value for e in at.error)
+
+
+def test_a_long_attack_waits_for_its_button_with_the_estimate(monkeypatch):
+    monkeypatch.setenv("PRIVLIB_LONG_WORK_SECONDS", "0")
+    at = _with_attack(candidates=20)
+    at.button[0].click().run()
+    _ok(at)
+    assert any("The attack would take about" in w.value for w in at.warning)
+    anyway = [b for b in at.button if b.label.startswith("Run the attack anyway")]
+    assert len(anyway) == 1 and "re-identified" not in at.dataframe[0].value.columns
+    anyway[0].click().run()
+    _ok(at)
+    assert not any("The attack would take about" in w.value for w in at.warning)
+    assert "re-identified" in at.dataframe[0].value.columns
+
+
+def test_a_smaller_vocabulary_than_the_candidates_resets_them():
+    at = _page()
+    at.toggle(key="choose_attack").set_value(True).run()
+    assert at.number_input(key="choose_attack_candidates").value == 2000
+    at.number_input(key="vocab_size").set_value(1000).run()
+    _ok(at)
+    assert at.number_input(key="choose_attack_candidates").value == 1000

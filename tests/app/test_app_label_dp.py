@@ -67,7 +67,8 @@ def test_default_view_renders_every_chart_and_the_privacy_meter(page, counted):
     _ok(page)
     assert page.title[0].value == "Label DP: randomised response and retraining"
     charts = page.get("plotly_chart")
-    assert len(charts) == 7  # accuracy, scatter, label lines, label bars, heat map, two theory charts
+    # accuracy, scatter, label lines, label bars, heat map, the attacker's view's four, two theory charts
+    assert len(charts) == 11
     main = _text(charts[0])
     assert "consensus retraining" in main and "non-private" in main and "chosen ε = 0.405" in main
     assert "e^ε/(e^ε + C − 1), C = 2" in main
@@ -138,7 +139,7 @@ def test_theory_tab_flags_vacuous_bounds_and_lists_theta_results(page):
     theta = next(m.value for m in page.markdown if "Thm 2, upper bound" in m.value)
     assert theta.count("Θ: constants not given") == 6 and "Remark 4" in theta
     charts = page.get("plotly_chart")
-    assert "α₁(x)" in _text(charts[5]) and "eq. 141" in _text(charts[6])
+    assert "α₁(x)" in _text(charts[-2]) and "eq. 141" in _text(charts[-1])
     page.radio(key="ldp_law").set_value("compliant").run()
     _ok(page)
     assert not any("illustrative" in w.value for w in page.warning)
@@ -168,7 +169,7 @@ def test_a_real_dataset_switches_to_fast_defaults_and_draws_regions(page, counte
     assert page.selectbox(key="ldp_model").value == "logistic" and page.slider(key="ldp_repeats").value == 5
     assert len(counted) == before + 1
     charts = page.get("plotly_chart")
-    assert len(charts) == 6  # no heat map
+    assert len(charts) == 10  # no heat map
     assert "C = 10" in _text(charts[0])
     scatter = _spec(charts[1])
     assert [t for t in scatter["data"] if t["type"] == "heatmap"]  # predicted regions on the PCA plane

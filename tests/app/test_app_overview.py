@@ -25,7 +25,8 @@ def overview():
 def test_the_router_lists_every_page_file_once():
     listed = [file for pages in app.SECTIONS.values() for file in pages]
     assert sorted(f"pages/{file}" for file, _title in listed) == sorted(ALL_PAGES + ["pages/overview.py"])
-    assert app.SECTIONS[""] == [("overview.py", "Overview")]  # the default page, first
+    # the default page first, then the explainer of ε of every topic
+    assert app.SECTIONS[""] == [("overview.py", "Overview"), ("what_epsilon_means.py", "What ε means")]
 
 
 def test_the_package_router_runs_the_same_app():

@@ -50,7 +50,7 @@ def test_default_view_renders_every_chart_and_the_table(page, counted):
     assert page.title[0].value == "Random projections"
     assert sorted(counted) == [(name,) for name in DEFAULT]  # one sweep per default mechanism
     charts = page.get("plotly_chart")
-    assert len(charts) == 11
+    assert len(charts) == 13  # 11, and the attacker's view: the trade-off curve and attack success against ε
     main = _text(charts[0])
     assert "precision@50" in main and "non-private RP" in main and "chosen ε = 5" in main
     assert "individual DP" not in main  # iDP is off by default
@@ -129,7 +129,7 @@ def test_synthetic_dataset_shows_the_p_control_and_renders(page, counted):
     control = page.select_slider(key="rp_p")
     assert control.value == 2048 and list(control.options) == ["512", "1024", "2048", "4096"]
     assert "p/k ≥ 16" in control.help
-    assert len(page.get("plotly_chart")) == 11
+    assert len(page.get("plotly_chart")) == 13
     assert "p = 2048" in " ".join(c.value for c in page.caption)
     control.set_value(4096).run()
     _ok(page)

@@ -3,7 +3,16 @@ import re
 import time
 
 import pytest
-from browser import CHARTS_JS, CHECKOUT, CHROMIUM, CHROMIUM_ARGS, require_chromium, streamlit_server, wait_for_app_idle
+from browser import (
+    CHARTS_JS,
+    CHECKOUT,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    assert_no_exception,
+    require_chromium,
+    streamlit_server,
+    wait_for_app_idle,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -34,8 +43,7 @@ def _open(browser, url: str, charts: int, timeout_ms: int = 90_000):
     page.wait_for_function(
         f"() => {CHARTS_JS} >= {charts}"
         " || document.querySelector('[data-testid=\"stException\"]') !== null", timeout=timeout_ms)
-    shown = page.locator('[data-testid="stException"]')
-    assert shown.count() == 0, f"{url} shows an exception: {shown.first.inner_text()[:500]}"
+    assert_no_exception(page)
     return page, errors
 
 
@@ -57,12 +65,13 @@ def test_overview_opens_at_the_root_and_links_every_page(browser):
         wait_for_app_idle(page)
         print(f"overview: cold start to first render {time.perf_counter() - started:.2f} s")
         _routed_by_app(page, url)
-        assert page.locator('[data-testid="stException"]').count() == 0
+        assert_no_exception(page)
         assert "more privacy" in page.get_by_text("Smaller ε").inner_text()
         links = page.locator('[data-testid="stPageLink-NavLink"]')
         links.nth(4).wait_for(timeout=30_000)
-        assert links.count() == 8  # 5 word-level pages, Random projections, Label DP and Private learning
-        assert sorted(links.nth(i).get_attribute("href") for i in range(5)) == [
+        assert links.count() == 9  # What ε means, 5 word-level pages, Random projections, Label DP, Private learning
+        assert links.nth(0).get_attribute("href") == "what_epsilon_means"
+        assert sorted(links.nth(i).get_attribute("href") for i in range(1, 6)) == [
             "choose_epsilon", "neighbour_ranks", "noisy_dot_product", "sanitise_text", "why_it_happens"]
         # no embedding sidebar on the overview
         assert page.get_by_text("Word vectors").count() == 0
@@ -86,7 +95,7 @@ def test_overview_opens_at_the_root_and_links_every_page(browser):
         page.get_by_text("Results (JSON)").wait_for(timeout=90_000)
         wait_for_app_idle(page)
         assert "top 20,000 of 400,000 words" in sidebar.get_by_text("dimensions").inner_text()
-        assert page.locator('[data-testid="stException"]').count() == 0
+        assert_no_exception(page)
         assert errors == []
 
 
@@ -117,7 +126,7 @@ def test_an_uploaded_embedding_follows_the_user_to_the_other_pages(browser, tmp_
         assert page.locator("h1").first.inner_text() == "Neighbour ranks"
         assert "uploaded earlier in this session" in sidebar.inner_text()
         assert "1,500 words × 8 dimensions" in sidebar.get_by_text("dimensions").inner_text()
-        assert page.locator('[data-testid="stException"]').count() == 0
+        assert_no_exception(page)
         assert errors == []
 
 
@@ -130,7 +139,7 @@ def test_neighbour_ranks_page_renders_and_reacts_to_epsilon(browser):
 
         _routed_by_app(page, f"{url}/neighbour_ranks")  # a direct link on a fresh server
         assert page.locator("h1").first.inner_text() == "Neighbour ranks"
-        assert page.locator('[data-testid="stException"]').count() == 0
+        assert_no_exception(page)
         original_at_10 = _metric_value(page, "Original word")
         assert re.fullmatch(r"\d+\.\d%", original_at_10)
 
@@ -151,7 +160,7 @@ def test_neighbour_ranks_page_renders_and_reacts_to_epsilon(browser):
         page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 1", timeout=90_000)
         page.get_by_text("Draw the curve across ε").wait_for(timeout=90_000)
         page.get_by_text("About this mechanism").wait_for(timeout=90_000)  # the page's last element
-        assert page.locator('[data-testid="stException"]').count() == 0
+        assert_no_exception(page)
         assert errors == []
 
 
@@ -159,7 +168,7 @@ def test_noisy_dot_product_page_renders_and_reacts(browser):
     with streamlit_server() as (url, _):
         page, errors = _open(browser, f"{url}/noisy_dot_product", charts=5)
         wait_for_app_idle(page)
-        assert page.locator('[data-testid="stException"]').count() == 0
+        assert_no_exception(page)
         assert page.get_by_text("Page not found").count() == 0  # a direct link opens the page itself
         assert page.locator("h1").first.inner_text() == "Noisy dot product"
         _routed_by_app(page, f"{url}/noisy_dot_product")
@@ -178,7 +187,7 @@ def test_noisy_dot_product_page_renders_and_reacts(browser):
         assert "ε = 7" in page.get_by_text("standard deviation").inner_text()
         page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 5", timeout=60_000)
         page.get_by_text("Summary (JSON)").wait_for(timeout=60_000)  # the page's last element
-        assert page.locator('[data-testid="stException"]').count() == 0
+        assert_no_exception(page)
         assert errors == []
 
 
@@ -187,7 +196,7 @@ def test_sanitise_text_page_highlights_changes_and_resamples(browser):
         page, errors = _open(browser, f"{url}/sanitise_text", charts=0)
         page.get_by_text("Results (JSON)").wait_for(timeout=90_000)  # the page's last element
         wait_for_app_idle(page)
-        assert page.locator('[data-testid="stException"]').count() == 0
+        assert_no_exception(page)
         assert page.locator("h1").first.inner_text() == "Sanitise text"
         _routed_by_app(page, f"{url}/sanitise_text")
         assert "Privacy budget for this text: 350" in page.get_by_text("Privacy budget").inner_text()
@@ -204,7 +213,7 @@ def test_sanitise_text_page_highlights_changes_and_resamples(browser):
             arg=before, timeout=60_000,
         )
         wait_for_app_idle(page)
-        assert page.locator('[data-testid="stException"]').count() == 0
+        assert_no_exception(page)
         assert errors == []
 
 
@@ -217,7 +226,7 @@ def test_why_it_happens_page_walks_through_the_steps(browser):
         assert page.get_by_text("Page not found").count() == 0
         assert page.locator("h1").first.inner_text() == "Why it happens"
         _routed_by_app(page, f"{url}/why_it_happens")
-        assert page.locator('[data-testid="stException"]').count() == 0
+        assert_no_exception(page)
         assert page.locator(".js-plotly-plot").count() >= 7  # steps 1-5 (Fig. 4 sits in a closed expander)
         assert page.locator('[data-testid="stDataFrame"]').count() == 1  # Table 2
         # a word outside the vocabulary is explained, not a traceback, and the other steps stay
@@ -226,7 +235,7 @@ def test_why_it_happens_page_walks_through_the_steps(browser):
         box.press("Enter")
         page.get_by_text("is not in the vocabulary").wait_for(timeout=60_000)
         wait_for_app_idle(page)
-        assert page.locator('[data-testid="stException"]').count() == 0
+        assert_no_exception(page)
         assert page.locator(".js-plotly-plot").count() >= 6
         assert errors == []
 
@@ -257,7 +266,7 @@ def test_choose_epsilon_page_runs_and_exports_the_report(browser):
         with open(download.value.path(), encoding="utf-8") as fh:
             report = fh.read()
         assert "plotly.js v" in report and "the river bank was flooded money stayed in" in report
-        assert page.locator('[data-testid="stException"]').count() == 0
+        assert_no_exception(page)
         assert errors == []
 
 
@@ -270,7 +279,7 @@ def test_random_projections_page_renders_and_reacts_to_epsilon(browser):
         assert page.get_by_text("Page not found").count() == 0
         assert page.locator("h1").first.inner_text() == "Random projections"
         _routed_by_app(page, f"{url}/random_projections")
-        assert page.locator('[data-testid="stException"]').count() == 0
+        assert_no_exception(page)
         main_chart = page.locator(".js-plotly-plot").first
         assert "precision@50" in main_chart.inner_text() and "chosen ε = 5" in main_chart.inner_text()
         assert page.get_by_text("Word vectors").count() == 0  # no embedding sidebar
@@ -285,7 +294,7 @@ def test_random_projections_page_renders_and_reacts_to_epsilon(browser):
             "() => { const p = document.querySelector('.js-plotly-plot');"
             " return p && p.innerText.includes('chosen ε = 3'); }",
             timeout=60_000)
-        assert page.locator('[data-testid="stException"]').count() == 0
+        assert_no_exception(page)
         assert errors == []
 
 
@@ -298,7 +307,7 @@ def test_label_dp_page_renders_and_reacts_to_epsilon(browser):
         assert page.get_by_text("Page not found").count() == 0
         assert page.locator("h1").first.inner_text() == "Label DP: randomised response and retraining"
         _routed_by_app(page, f"{url}/label_dp")
-        assert page.locator('[data-testid="stException"]').count() == 0
+        assert_no_exception(page)
         main_chart = page.locator(".js-plotly-plot").first
         assert "consensus retraining" in main_chart.inner_text() and "chosen ε = 0.405" in main_chart.inner_text()
         slider = page.get_by_role("slider", name="ε (epsilon)")
@@ -320,7 +329,7 @@ def test_label_dp_page_renders_and_reacts_to_epsilon(browser):
             timeout=60_000)
         wait_for_app_idle(page)
         print(f"label DP: epsilon change rendered in {time.perf_counter() - changed:.2f} s (cached)")
-        assert page.locator('[data-testid="stException"]').count() == 0
+        assert_no_exception(page)
         assert errors == []
 
 
@@ -336,7 +345,7 @@ def test_private_learning_page_renders_and_reacts_to_epsilon_and_n(browser):
         assert page.get_by_text("Page not found").count() == 0
         assert page.locator("h1").first.inner_text() == "Private learning: input vs objective vs output perturbation"
         _routed_by_app(page, f"{url}/private_learning")
-        assert page.locator('[data-testid="stException"]').count() == 0
+        assert_no_exception(page)
         assert page.locator(".js-plotly-plot").count() == 6
         main_chart = page.locator(".js-plotly-plot").first
         assert "Input perturbation (safe calibration)" in main_chart.inner_text()
@@ -357,7 +366,7 @@ def test_private_learning_page_renders_and_reacts_to_epsilon_and_n(browser):
         page.get_by_text("Input perturbation (safe calibration) is not available here.").wait_for(timeout=60_000)
         wait_for_app_idle(page)
         assert "n ≥" in page.get_by_text("does not fall back to the asymptotic match").inner_text()
-        assert page.locator('[data-testid="stException"]').count() == 0
+        assert_no_exception(page)
         assert errors == []
 
 
@@ -373,6 +382,6 @@ def test_the_checkouts_app_py_serves_the_same_app(browser):
         page.locator("h1", has_text="Epsilon Lab").wait_for(timeout=60_000)
         wait_for_app_idle(page)
         assert page.url.rstrip("/") == url, page.url
-        assert page.locator('[data-testid="stPageLink-NavLink"]').count() == 8
-        assert page.locator('[data-testid="stException"]').count() == 0
+        assert page.locator('[data-testid="stPageLink-NavLink"]').count() == 9  # the overview links every page but itself
+        assert_no_exception(page)
         assert errors == []

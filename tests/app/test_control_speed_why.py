@@ -1,6 +1,7 @@
 """"Why it happens" under AppTest (issue 22): which computations a control change really runs. Table 2
 for more words than the default waits for its button when its estimate is above `AUTOMATIC_SECONDS`
-(the page says so and keeps showing the default's table); other controls recompute nothing of it.
+(the page says so and keeps showing the default's table); other controls recompute nothing of it. Fig. 6's
+runs of the mechanism wait for their button too (the exact curves are drawn at once).
 
 The estimate is machine-independent here: tests fix the kernel costs (tests/conftest.py,
 `fixed_kernel_costs`), which puts 2,000 words at 1.6 s. `neighbour_distances` and
@@ -84,3 +85,22 @@ def test_the_requested_table_is_computed_once_and_kept(page, counted):
     assert tables == [] and curves == [] and _table_button(page) is None
     tables, curves = _changed(page, counted, lambda at: at.radio(key="why_table_words").set_value(1_000).run())
     assert tables == [] and curves == []  # the default's table and curves are cached
+
+
+def test_the_mechanisms_runs_of_fig_6_wait_for_their_button(page):
+    """Fig. 6's diamonds (200 words × 11 ε: 2,200 searches of the whole vocabulary, 1.8 s by the stored
+    costs, `privlib.words.cost.mechanism_frequencies_seconds`) wait for their button, the exact curves
+    drawn at once; asked for, they run once and stay. (Last: `counting_calls` clears the page's caches.)"""
+    with counting_calls(table2_module, "mechanism_frequencies", record=lambda args, kwargs: args[3]) as runs:
+        page.select_slider(key="why_map_epsilon").set_value(0.005).run()
+        _ok(page)
+        button = next((b for b in page.button if b.key == "why_fig6_run"), None)
+        assert runs == [] and button is not None and button.label.startswith("Run the mechanism on 200 words (about ")
+        assert any("drawn as diamonds when you ask" in c.value for c in page.caption)
+        button.click().run()
+        _ok(page)
+        assert runs == [200] and not any(b.key == "why_fig6_run" for b in page.button)
+        assert "what the mechanism did" in next(c for c in page.get("plotly_chart") if c.key == "why_fig6").proto.spec
+        page.select_slider(key="why_map_epsilon").set_value(0.002).run()
+        _ok(page)
+        assert runs == [200]  # kept

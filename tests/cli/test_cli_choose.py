@@ -155,3 +155,82 @@ def test_ctrl_c_is_one_line_exit_130_and_no_report(tmp_path, monkeypatch):
     (line,) = r.err.splitlines()
     assert "stopped by Ctrl-C" in line
     assert list(tmp_path.iterdir()) == []
+
+
+# ----------------------------------------------------------------------------- the attack target (issue 23)
+ATTACK = ["--attack-target", "0.2", "--attack-candidates", "100", "--attack-samples", "5"]
+
+
+@pytest.fixture(scope="module")
+def attacked(words_file, tmp_path_factory):
+    report = tmp_path_factory.mktemp("attack") / "out.html"
+    r = run_cli("choose", "--words-file", words_file, *SMALL, "--seed", "3", *ATTACK, "--report", report, "--json")
+    assert r.code == 0, r.err
+    return r.json(), report
+
+
+def test_attack_json_has_the_target_the_attack_and_its_answer(attacked, glove_small):
+    from privlib.words.choice import AttackSettings, attack_metrics
+
+    out, _ = attacked
+    assert out["targets"]["attack"] == 0.2 and out["targets"]["attack_measure"] == "success"
+    assert out["attack"] == {"candidates": 100, "prior": "uniform", "samples_per_word": 5, "runs": None}
+    (m,) = out["mechanisms"]
+    library = attack_metrics(glove_small, "multivariate-laplace", [1, 5, 10, 20], AttackSettings(100, "uniform", 5),
+                             seed=3)
+    assert m["attack"]["success"] == list(library.success) and not m["attack"]["exact"]
+    assert m["attack"]["bands"]["high"] == list(library.bands[1])
+    met = [e for e, s in zip(out["epsilons"], library.success) if s <= 0.2]
+    assert m["answer"]["attack"]["epsilon"] == (max(met) if met else None)
+    assert "The attack target (the attacker names the original word at most 20.0% of the time" in m["answer"]["message"]
+    assert "lower bound on the best attacker" in m["answer"]["message"]
+
+
+def test_attack_report_records_the_target_its_answer_and_range(attacked):
+    out, report = attacked
+    page = report.read_text(encoding="utf-8")
+    threshold = out["mechanisms"][0]["answer"]["attack"]
+    assert "Attack target: the attacker names the original word at most 20.0% of the time" in page
+    assert "Attack target: largest ε that meets it" in page or "Attack target: met at no ε" in page
+    if threshold["epsilon"] is not None:
+        assert f"largest ε that meets it = {threshold['epsilon']:g}" in page
+    assert "--attack-target 0.2" in page
+
+
+def test_attack_text_output():
+    r = run_cli("choose", "--words", "3", *SMALL, "--seed", "5", "--mechanism", "santext", *ATTACK)
+    assert r.code == 0, r.err
+    assert "attack (the Bayes attacker (exact: the best attacker)): epsilon 1:" in r.out
+    assert "The attack target" in r.out and "somebody who sees the sanitised word" in r.out
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--attack-target", "0"], "above 0 and at most 1"),
+    (["--attack-target", "1.5"], "above 0 and at most 1"),
+    (["--attack-target", "nan"], "above 0 and at most 1"),
+    (["--attack-target", "x"], "--attack-target"),
+    (["--attack-target", "0.2", "--attack-measure", "ratio"], "--attack-measure"),
+    (["--attack-target", "0.2", "--attack-candidates", "1"], "at least 2"),
+    (["--attack-target", "0.2", "--attack-candidates", "5001"], "only 5,000"),
+    (["--attack-target", "0.2", "--attack-prior", "pareto"], "--attack-prior"),
+    (["--attack-target", "0.2", "--attack-samples", "0"], "at least 1"),
+    (["--attack-target", "0.2", "--attack-runs", "-1"], "at least 1"),
+    (["--attack-target", "0.0004"], "cannot be met at any ε"),  # 2,000 uniform candidates: the prior gives 0.05 %
+    (["--attack-target", "1"], "met at every ε"),
+    (["--attack-target", "0.9996", "--attack-measure", "above-prior"], "met at every ε"),
+])
+def test_bad_attack_values_exit_2_with_one_line(args, message, monkeypatch):
+    import privlib.cli.words as word_commands
+
+    monkeypatch.setattr(word_commands, "choose_epsilon", lambda *a, **k: (_ for _ in ()).throw(AssertionError("ran")))
+    r = run_cli("choose", "--words", "5", "--vocab-size", "5000", "--mechanism", "santext", *args)
+    assert r.code == 2, r.err
+    assert message in r.err and r.err.count("\n") == 1 and r.out == ""
+
+
+def test_a_long_attack_is_refused_naming_the_attack_options():
+    r = run_cli("choose", "--words", "3", *SMALL, "--seed", "1", "--mechanism", "santext", *ATTACK,
+                env={"PRIVLIB_LONG_WORK_SECONDS": "0"})
+    assert r.code == 2 and r.out == ""
+    (line,) = r.err.splitlines()
+    assert "--allow-long" in line and "--attack-candidates" in line

@@ -28,7 +28,7 @@ def test_every_command_is_in_the_table_and_the_choices_match_the_library():
     from privlib.cli import commands
 
     names = [c.name for c in commands()]
-    assert [c.name for c in erm_commands.COMMANDS] == ["erm-calibrate", "agm", "erm-sweep"]
+    assert [c.name for c in erm_commands.COMMANDS] == ["erm-calibrate", "agm", "erm-sweep", "erm-attack"]
     for command in erm_commands.COMMANDS:
         assert command.name in names and command.help.strip()
     assert erm_commands.DATASET_CHOICES == datasets.DATASETS

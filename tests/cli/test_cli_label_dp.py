@@ -23,7 +23,7 @@ def test_every_command_is_in_the_table():
     from privlib.cli import commands
 
     names = [c.name for c in commands()]
-    assert [c.name for c in ldp_commands.COMMANDS] == ["rr", "rr-prior", "retrain", "retrain-theory"]
+    assert [c.name for c in ldp_commands.COMMANDS] == ["rr", "rr-prior", "retrain", "retrain-theory", "label-attack"]
     for command in ldp_commands.COMMANDS:
         assert command.name in names and command.help.strip()
 
@@ -261,6 +261,9 @@ FUZZ_COMMANDS = {
     "retrain-theory": (("--n", "300", "--d", "50", "--mu", "0.3", "--gamma", "0.1", "--p", "0.1", "--cos", "0.5"), ()),
     "retrain-theory epsilon": (("--n", "300", "--d", "50", "--mu", "0.3", "--gamma", "0.1", "--epsilon", "1",
                                 "--cos", "0.5"), ("--epsilon",)),
+    "label-attack": (("--dataset", "fig1", "--model", "centroid", "--epsilon", "1", "--n", "40", "--d", "5",
+                      "--repeats", "1", "--seed", "0", "--target", "0.7", "--reference-fraction", "0.1"),
+                     ("--epsilon", "--n", "--repeats", "--seed", "--target", "--reference-fraction")),
 }
 
 

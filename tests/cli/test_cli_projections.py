@@ -33,7 +33,7 @@ def test_every_command_is_in_the_table():
     for command in rp_commands.COMMANDS:
         assert command.name in names and command.help.strip()
     assert [c.name for c in rp_commands.COMMANDS] == ["rp-sigma", "rp-pplus", "rp-nplus", "rp-variance",
-                                                        "rp-sensitivity", "rp-sweep"]
+                                                        "rp-sensitivity", "rp-sweep", "rp-attack"]
 
 
 @pytest.mark.parametrize("eps, optimal, kenthapadi, classical", [

@@ -44,6 +44,10 @@ COMMANDS = {
     "sanitize-corpus": (["--epsilon", "10", "--seed", "1", "--id-column", "id", *SMALL],
                         ["--epsilon", "--text-column", "--id-column", "--keep-original", "--partition-size",
                          "--seed", "--vocab-size", "--param", "IN", "OUT"]),
+    "word-attack": (["--epsilon", "2", "--candidates", "100", "--samples-per-word", "2", "--close", "20", "--seed", "1",
+                     *SMALL],
+                    ["--epsilon", "--candidates", "--samples-per-word", "--runs", "--epsilons", "--target", "--close",
+                     "--seed", "--vocab-size", "--param", "--embeddings"]),
 }
 #: File contents fuzzed as well (the text a command reads): sanitize -i, choose --words-file, a corpus text.
 CONTENTS = ["sanitize -i", "choose --words-file", "sanitize-corpus text"]

@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 
 from privlib.core.audit import (
-    LONG_WORK_VARIABLE,
     audit,
     epsilon_from_error_rates,
     mu_from_error_rates,
@@ -23,6 +22,7 @@ from privlib.core.calibration import analytic_gaussian_sigma
 from privlib.core.mechanism import Guarantee
 from privlib.core.noise import gaussian_noise, laplace_scalar_noise
 from privlib.core.randomised_response import RandomisedResponse, binary_flip_probability
+from privlib.core.validation import LONG_WORK_VARIABLE
 
 #: The module itself (its clock is replaced in the time tests), whatever privlib.core exports as `audit`.
 audit_module = importlib.import_module("privlib.core.audit")

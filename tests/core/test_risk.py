@@ -502,7 +502,8 @@ def test_group_privacy():
     approx = group_guarantee(Guarantee("approximate-dp", "t", epsilon=0.5, delta=1e-6), 4)
     assert approx.epsilon == 2.0 and approx.delta == pytest.approx(4 * math.exp(1.5) * 1e-6, rel=1e-12)
     assert group_guarantee(Guarantee("gdp", "t", mu=0.5), 3).mu == 1.5
-    assert group_guarantee(Guarantee("approximate-dp", "t", epsilon=5, delta=1e-3), 10).delta == 1.0  # vacuous
+    vacuous = group_guarantee(Guarantee("approximate-dp", "t", epsilon=5, delta=1e-3), 10)
+    assert (vacuous.kind, vacuous.delta) == ("none", 1.0) and tradeoff_curve(vacuous) is None  # no guarantee left
     # a finite mechanism over 0..20 with P(o | x) ∝ e^{−ε|o − x|}: a pair k apart loses at most kε
     epsilon, outputs = 0.4, np.arange(21)
     law = [np.exp(-epsilon * np.abs(outputs - x)) / np.exp(-epsilon * np.abs(outputs - x)).sum() for x in range(21)]
@@ -542,3 +543,18 @@ def test_bad_input_says_what_to_do(call, words):
     with pytest.raises(ValueError, match=None) as info:
         call()
     assert words in str(info.value)
+
+
+def test_a_stated_guarantee_is_the_kind_its_numbers_say_and_refuses_mixed_or_missing_ones():
+    from privlib.core.risk import stated_guarantee
+
+    assert stated_guarantee(epsilon=2.0).kind == "pure-dp"
+    approximate = stated_guarantee(epsilon=2.0, delta=1e-6)
+    assert (approximate.kind, approximate.epsilon, approximate.delta) == ("approximate-dp", 2.0, 1e-6)
+    gdp = stated_guarantee(mu=0.5)
+    assert (gdp.kind, gdp.mu) == ("gdp", 0.5)
+    assert isinstance(tradeoff_curve(gdp), GDPCurve)
+    for bad in ({"mu": 0.5, "epsilon": 1.0}, {"mu": 0.5, "delta": 1e-6}, {}, {"epsilon": 1.0, "delta": 1.0},
+                {"epsilon": -1.0}, {"mu": -0.1}):
+        with pytest.raises(ValueError):
+            stated_guarantee(**bad)

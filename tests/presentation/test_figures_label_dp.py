@@ -179,6 +179,41 @@ def test_run_scatter_of_a_multiclass_run_draws_predicted_regions():
     assert "principal component" in fig.layout.xaxis.title.text
 
 
+
+def test_run_scatter_holds_blas_single_threaded_while_it_projects_and_predicts(monkeypatch):
+    """The figure itself (not the page calling it) runs its linear algebra with one BLAS thread
+    (`privlib.core.threads.single_threaded_blas`): BLAS is at 2 threads around the call, at 1 inside
+    the projection and the raster's predictions, and back at 2 after."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    from privlib.core.threads import BlasHold
+
+    def blas_threads():
+        return {i["num_threads"] for i in threadpool_info() if i.get("user_api") == "blas"}
+
+    seen = []
+    projection = F.plane_coordinates
+
+    def recording_projection(*args, **kwargs):
+        seen.append(("projection", blas_threads()))
+        return projection(*args, **kwargs)
+
+    monkeypatch.setattr(F, "plane_coordinates", recording_projection)
+    data = digits()
+    run = retrain(data, RR(epsilon=2.0), "logistic", "consensus", rng=1000, modes=("baseline", "consensus"))
+    model = run.models["baseline"]
+    predict = model.predict
+    monkeypatch.setattr(model, "predict", lambda X: seen.append(("predict", blas_threads())) or predict(X))
+    BlasHold.release_control()
+    with threadpool_limits(limits=2, user_api="blas"):
+        BlasHold.release_control()
+        assert blas_threads() == {2}
+        F.run_scatter(run, data, grid=10)
+        assert blas_threads() == {2}
+        BlasHold.release_control()
+    BlasHold.release_control()
+    assert [what for what, _ in seen] == ["projection", "predict"] and all(t == {1} for _, t in seen), seen
+
 def test_sweep_to_figures_end_to_end():
     """A real sweep (3 repetitions, not the page's 20) drawn by every sweep chart: the curves are the
     sweep's means, read through the result object."""

@@ -426,7 +426,8 @@ def test_registry_lists_every_mechanism_class():
         assert guarantee.neighbours == NEIGHBOURS and guarantee.epsilon == 1.0
         if cls.is_dp:
             assert "-DP under β-adjacency" in guarantee.text and "not DP" not in guarantee.text
-            assert guarantee.kind == ("approximate-dp" if cls.USES_DELTA else "pure-dp")
+            gaussian = issubclass(cls, mechanisms_module.GaussianNoiseMechanism)  # exactly μ-GDP
+            assert guarantee.kind == ("gdp" if gaussian else "approximate-dp" if cls.USES_DELTA else "pure-dp")
             assert guarantee.delta == (1e-6 if cls.USES_DELTA else None)
         else:
             assert guarantee.text.startswith("individual DP — not DP") and guarantee.kind == "none"

@@ -27,6 +27,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from privlib.core.randomised_response import RandomisedResponse
+from privlib.core.threads import single_threaded_blas
 from privlib.label_dp.retraining import MODE_LABELS
 from privlib.presentation.style import (
     EPSILON_AXIS,
@@ -523,41 +524,46 @@ def run_scatter(run, dataset, title: str | None = None, grid: int = 90, max_poin
     ⟨θ, x⟩ + b = 0 in the plane (other coordinates at the plane's centre): before retraining dashed,
     after it (the run's variant) solid, and the true boundary x⁽¹⁾ = 0 of the synthetic data dotted.
     Other models get their predicted classes on a ``grid`` × ``grid`` raster of the plane, mapped back
-    to feature space (baseline on the left, retrained model on the right)."""
-    synthetic = bool(getattr(dataset, "synthetic", False))
-    z, centre, basis = plane_coordinates(dataset.X_train, first_two=synthetic)
-    base = run.models.get("baseline")
-    after_mode = run.mode if run.mode != "baseline" and run.models.get(run.mode) is not None else None
-    after = run.models.get(after_mode) if after_mode else None
-    rules = [m.linear_rule() for m in (base, after) if m is not None]
-    boundaries, regions = [], None
-    if rules and all(r is not None for r in rules):
-        theta, b = rules[0]
-        w, c = boundary_in_plane(theta, b, centre, basis)
-        boundaries.append({"label": "boundary before retraining (baseline)", "w": w, "c": c, "dash": "dash",
-                           "colour": "#444444"})
-        if after is not None:
-            theta, b = rules[1]
+    to feature space (baseline on the left, retrained model on the right).
+
+    Its linear algebra (the projection's SVD, the raster's predictions) runs with single-threaded BLAS
+    (`privlib.core.threads.single_threaded_blas`), as the runs of `privlib.label_dp.sweep`: the arrays
+    are small, and BLAS threads only oversubscribe a machine that serves other work (the app's sessions)."""
+    with single_threaded_blas():
+        synthetic = bool(getattr(dataset, "synthetic", False))
+        z, centre, basis = plane_coordinates(dataset.X_train, first_two=synthetic)
+        base = run.models.get("baseline")
+        after_mode = run.mode if run.mode != "baseline" and run.models.get(run.mode) is not None else None
+        after = run.models.get(after_mode) if after_mode else None
+        rules = [m.linear_rule() for m in (base, after) if m is not None]
+        boundaries, regions = [], None
+        if rules and all(r is not None for r in rules):
+            theta, b = rules[0]
             w, c = boundary_in_plane(theta, b, centre, basis)
-            boundaries.append({"label": f"boundary after {MODE_LABELS.get(after_mode, after_mode)}", "w": w, "c": c,
-                               "dash": "solid", "colour": MODE_COLOURS.get(after_mode, "#000000")})
-        if synthetic:
-            boundaries.append({"label": "true boundary x⁽¹⁾ = 0", "w": np.array([1.0, 0.0]), "c": 0.0, "dash": "dot",
-                               "colour": GREY})
-    elif base is not None:
-        shown = z[:max_points]
-        gx = np.linspace(shown[:, 0].min(), shown[:, 0].max(), grid)
-        gy = np.linspace(shown[:, 1].min(), shown[:, 1].max(), grid)
-        mesh = np.stack(np.meshgrid(gx, gy), axis=-1).reshape(-1, 2)
-        X = centre + mesh @ basis.T
-        regions = {"left": (gx, gy, base.predict(X).reshape(grid, grid)),
-                   "right": (gx, gy, (after or base).predict(X).reshape(grid, grid))}
-    names = ["−1", "+1"] if synthetic and dataset.classes == 2 else None
-    axes = ("x⁽¹⁾ (the signal coordinate)", "x⁽²⁾ (a noise coordinate)") if synthetic else \
-        ("principal component 1 of the features", "principal component 2")
-    return data_scatter(z, run.given_labels, run.predicted_labels, run.consensus_mask, dataset.classes,
-                        clean=dataset.y_train, boundaries=boundaries, regions=regions, axis_titles=axes,
-                        class_names=names, max_points=max_points, title=title)
+            boundaries.append({"label": "boundary before retraining (baseline)", "w": w, "c": c, "dash": "dash",
+                               "colour": "#444444"})
+            if after is not None:
+                theta, b = rules[1]
+                w, c = boundary_in_plane(theta, b, centre, basis)
+                boundaries.append({"label": f"boundary after {MODE_LABELS.get(after_mode, after_mode)}", "w": w,
+                                   "c": c, "dash": "solid", "colour": MODE_COLOURS.get(after_mode, "#000000")})
+            if synthetic:
+                boundaries.append({"label": "true boundary x⁽¹⁾ = 0", "w": np.array([1.0, 0.0]), "c": 0.0,
+                                   "dash": "dot", "colour": GREY})
+        elif base is not None:
+            shown = z[:max_points]
+            gx = np.linspace(shown[:, 0].min(), shown[:, 0].max(), grid)
+            gy = np.linspace(shown[:, 1].min(), shown[:, 1].max(), grid)
+            mesh = np.stack(np.meshgrid(gx, gy), axis=-1).reshape(-1, 2)
+            X = centre + mesh @ basis.T
+            regions = {"left": (gx, gy, base.predict(X).reshape(grid, grid)),
+                       "right": (gx, gy, (after or base).predict(X).reshape(grid, grid))}
+        names = ["−1", "+1"] if synthetic and dataset.classes == 2 else None
+        axes = ("x⁽¹⁾ (the signal coordinate)", "x⁽²⁾ (a noise coordinate)") if synthetic else \
+            ("principal component 1 of the features", "principal component 2")
+        return data_scatter(z, run.given_labels, run.predicted_labels, run.consensus_mask, dataset.classes,
+                            clean=dataset.y_train, boundaries=boundaries, regions=regions, axis_titles=axes,
+                            class_names=names, max_points=max_points, title=title)
 
 
 def per_point_chart(bounds: dict, title: str | None = None) -> go.Figure:

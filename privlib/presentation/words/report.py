@@ -3,8 +3,9 @@
 One file that opens offline in any browser: the charts are Plotly figures with plotly.js
 inlined once (no CDN, no external link needed), the tables are plain HTML, and every input of
 the analysis is recorded (embedding name, vocabulary size, dimension and fingerprint; words;
-mechanisms and parameters; epsilon grid; samples; K; targets; sentence length; seed) so it can
-be reproduced. All user text is HTML-escaped.
+mechanisms and parameters; epsilon grid; samples; K; targets, the attack target and the attack's
+candidates, prior and samples; sentence length; seed) so it can be reproduced. All user text is
+HTML-escaped.
 """
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from importlib import metadata
 
 import numpy as np
 
+from privlib.presentation.risk import attack_vs_epsilon_chart
+from privlib.presentation.style import reference_line
 from privlib.presentation.words import figures
 from privlib.words.choice import BAND_SE, METRICS, SCOPES, VOCABULARY, EpsilonChoice
 
@@ -30,6 +33,32 @@ METRIC_CHARTS = (
 )
 
 
+#: The key of the attack chart among `choice_figures` (last, when the choice has an attack).
+ATTACK_CHART = "attack"
+
+
+def attack_chart(choice: EpsilonChoice, *, chosen_epsilon: float | None = None):
+    """Attack success against ε for each mechanism of the choice (±2 SE bands for a sampled attack),
+    the prior baseline and the attack target as a line; None when the choice has no attack."""
+    if not choice.attacks:
+        return None
+    eps = np.asarray(choice.epsilons)
+    measured = {f"{a.label}{'' if a.exact else ' (sampled: a lower bound)'}":
+                ((a.success,) if a.exact else (a.success, a.standard_errors)) for a in choice.attacks}
+    settings, baseline = choice.attack_settings, choice.attacks[0].prior_baseline
+    fig = attack_vs_epsilon_chart(
+        eps, measured, baseline=baseline, chosen_epsilon=chosen_epsilon,
+        y_title="re-identified: the attacker names the original word",
+        baseline_name="guessing from the prior alone",
+        title=f"Re-identification among the {settings.candidates:,} most frequent words ({settings.prior} prior)")
+    t = choice.targets
+    if t.attack is not None:
+        line = t.attack if t.attack_measure == "success" else baseline + t.attack
+        reference_line(fig, eps, line, "attack target", colour="#b22222", dash="dot")
+    fig.update_yaxes(tickformat=".0%")
+    return fig
+
+
 def _axis_title(metric: str, close: int) -> str:
     label, _, direction = METRICS[metric]
     if metric in ("within_k", "close"):
@@ -41,9 +70,10 @@ def choice_figures(choice: EpsilonChoice, privacy_metric: str = "unchanged", *, 
                    narrow: bool = False) -> list:
     """The charts of a choice as (key, figure) pairs: the trade-off (``privacy_metric`` against
     the utility target's metric), then each metric of `METRIC_CHARTS` against epsilon with its
-    ±2 SE band, the targets as lines and the recommended ranges shaded. Used by the page and
-    the report alike. ``chosen_epsilon``: an ε to mark on every chart against ε; ``narrow``: the
-    charts against ε are drawn in half the page's width."""
+    ±2 SE band, the targets as lines and the recommended ranges shaded, and last, when the choice
+    has an attack, `attack_chart` (key `ATTACK_CHART`). Used by the page and the report alike.
+    ``chosen_epsilon``: an ε to mark on every chart against ε; ``narrow``: the charts against ε
+    are drawn in half the page's width."""
     if privacy_metric not in METRICS:
         raise ValueError(f"privacy_metric must be one of {', '.join(METRICS)}, got {privacy_metric!r}.")
     t, K = choice.targets, choice.close
@@ -69,6 +99,9 @@ def choice_figures(choice: EpsilonChoice, privacy_metric: str = "unchanged", *, 
             title=title.replace("K nearest", f"{K} nearest")
             + (f" — from {choice.samples:,} runs it saturates near {1.65 * choice.samples:,.0f}"
                if metric == "effective" and not all(r.exact for r in results) else ""))))
+    attack = attack_chart(choice, chosen_epsilon=chosen_epsilon)
+    if attack is not None:
+        out.append((ATTACK_CHART, attack))
     return out
 
 
@@ -98,11 +131,17 @@ def _num(value, metric: str) -> str:
 
 def _metric_table(choice: EpsilonChoice, i: int) -> str:
     r, a = choice.results[i], choice.answers[i]
+    attack = choice.attacks[i] if choice.attacks else None
     head = "".join(f"<th>{_e(METRICS[m][0])}</th>" for m in METRICS)
+    if attack is not None:
+        head += f"<th>re-identified ({'exact' if attack.exact else 'sampled'}), ±{BAND_SE:g} SE range</th>"
     rows = []
     for j, eps in enumerate(np.asarray(choice.epsilons)):
         cells = "".join(f"<td>{_num(r.values[m][j], m)}<br><span class=note>± {_num(r.standard_errors[m][j], m)}"
                         f"</span></td>" for m in METRICS)
+        if attack is not None:
+            cells += (f"<td>{attack.success[j]:.2%}<br><span class=note>{attack.bands[0][j]:.2%}–"
+                      f"{attack.bands[1][j]:.2%}</span></td>")
         cls = ' class="ok"' if a.recommended[j] else ""
         rows.append(f"<tr{cls}><td>{eps:g}</td><td>{choice.budget[j]:g}</td>{cells}</tr>")
     return (f"<table><tr><th>ε</th><th>{choice.sentence_length}-word budget</th>{head}</tr>"
@@ -128,6 +167,13 @@ def _cli_command(choice: EpsilonChoice, i: int) -> str | None:
         args += ["--param", f"{k}={v}"]
     args += ["--samples", str(choice.samples), "--close", str(choice.close), "--sentence-length",
              str(choice.sentence_length), "--max-keep", f"{t.max_keep:g}", "--keep-statistic", t.keep_statistic]
+    if t.attack is not None:
+        a = choice.attack_settings
+        args += ["--attack-target", f"{t.attack:g}", "--attack-measure", t.attack_measure.replace("_", "-"),
+                 "--attack-candidates", str(a.candidates), "--attack-prior", a.prior,
+                 "--attack-samples", str(a.samples_per_word)]
+        if a.runs is not None:
+            args += ["--attack-runs", str(a.runs)]
     if choice.seed is not None:
         args += ["--seed", str(choice.seed)]
     if t.utility_metric == "within_k":
@@ -152,17 +198,22 @@ def choice_report(choice: EpsilonChoice, privacy_metric: str = "unchanged", crea
              f"Asghar et al. (rank 0 = the word itself, 1..K = close neighbours).</p>",
              "<h2>Targets</h2><ul>",
              f"<li>Utility: {_e(wording['utility'])}</li><li>Privacy floor: {_e(wording['privacy'])}</li>",
+             *([(f"<li>Attack target: {_e(wording['attack'])} (re-identification among the "
+                 f"{choice.attack_settings.candidates:,} most frequent words, {_e(choice.attack_settings.prior)} prior; "
+                 f"exact Bayes attacker for SanText, SanText+, TEM and CusText, else a sampled attack, a lower bound "
+                 f"on the best attacker)</li>")] if "attack" in wording else []),
              f"<li>Sentence length for the budget: {choice.sentence_length} words</li></ul>",
              "<h2>Answers</h2>"]
     for i, (r, a) in enumerate(zip(choice.results, choice.answers)):
         colour = figures.SERIES_COLOURS[i % len(figures.SERIES_COLOURS)]
         verdict = (f"Recommended: ε = {a.range[0]:g}–{a.range[1]:g}" if a.feasible and a.range[0] != a.range[1]
                    else f"Recommended: ε = {a.range[0]:g}" if a.feasible else "Infeasible on this grid")
+        attack = "" if a.attack is None else f"<p class=attack><b>{_e(a.attack_summary)}</b></p>"
         parts.append(f"<div class=mech style=\"border-left-color:{colour}\"><h3>{_e(r.label)} — {_e(verdict)}</h3>"
-                     f"<p>{_e(a.message)}</p><p><b>{_e(choice.summary(i))}</b></p>"
+                     f"{attack}<p>{_e(a.message)}</p><p><b>{_e(choice.summary(i))}</b></p>"
                      f"<p class=note>Guarantee: {_e(r.guarantee)}</p></div>")
     parts.append("<h2>Charts</h2><p class=note>Bands and error bars: ±"
-                 f"{BAND_SE:g} standard errors. Shaded ε ranges: recommended (both targets met by the estimates).</p>")
+                 f"{BAND_SE:g} standard errors. Shaded ε ranges: recommended (every target met by the estimates).</p>")
     for k, (key, fig) in enumerate(choice_figures(choice, privacy_metric)):
         parts.append(f"<div class=chart id=\"chart-{_e(key)}\">"
                      + fig.to_html(full_html=False, include_plotlyjs=(k == 0), config={"displaylogo": False},
@@ -183,7 +234,13 @@ def choice_report(choice: EpsilonChoice, privacy_metric: str = "unchanged", crea
             ("ε grid", ", ".join(f"{e:g}" for e in np.asarray(choice.epsilons))),
             ("Runs per word and ε", f"{choice.samples:,} (exact output laws are not sampled)"),
             ("K (close neighbours)", choice.close), ("Sentence length", choice.sentence_length),
-            ("Targets", f"{t.utility_metric} ≥ {t.utility:g}; {t.keep_statistic} Pr[output = input] ≤ {t.max_keep:g}"),
+            ("Targets", f"{t.utility_metric} ≥ {t.utility:g}; {t.keep_statistic} Pr[output = input] ≤ {t.max_keep:g}"
+                        + ("" if t.attack is None else f"; attack {t.attack_measure} ≤ {t.attack:g}")),
+            *([("Attack", (f"{choice.attack_settings.candidates:,} candidates (the most frequent words), "
+                           f"{choice.attack_settings.prior} prior, {choice.attack_settings.samples_per_word} fitting "
+                           f"outputs per candidate for a sampled attack, "
+                           f"{choice.attack_settings.runs or 'as many'} fresh scoring runs"))]
+              if choice.attack_settings is not None else []),
             ("Random seed", "none" if choice.seed is None else choice.seed),
             ("Software", f"privlib (Epsilon Lab), numpy {np.__version__}, plotly {_version('plotly')}")]
     for name, value in rows:

@@ -2,9 +2,17 @@
 
 - `words`: which words (a text, a word list, a random vocabulary sample) and the scope of the SEs;
 - `metrics`: each mechanism's privacy and utility metrics over an ε grid, with standard errors;
-- `targets`: the inverse questions (smallest ε for a utility target, largest for a privacy floor);
+- `attack_metrics`: how often an attacker names the original word, over the ε grid (exact Bayes or sampled);
+- `targets`: the inverse questions (smallest ε for a utility target, largest for a privacy floor and
+  for an attack target);
 - `epsilon_choice`: the whole study, its answers and CSV exports.
 """
+from privlib.words.choice.attack_metrics import (
+    AttackMetrics,
+    AttackSettings,
+    attack_metrics,
+    attack_metrics_seconds,
+)
 from privlib.words.choice.epsilon_choice import EpsilonChoice, assemble_choice, choose_epsilon, embedding_info
 from privlib.words.choice.metrics import (
     BAND_SE,
@@ -16,12 +24,43 @@ from privlib.words.choice.metrics import (
     epsilon_grid,
     mechanism_metrics,
 )
-from privlib.words.choice.targets import DEFAULT_SENTENCE_LENGTH, KEEP_STATISTICS, Answer, Targets, Threshold, answer
+from privlib.words.choice.targets import (
+    ATTACK_MEASURES,
+    DEFAULT_SENTENCE_LENGTH,
+    KEEP_STATISTICS,
+    Answer,
+    Targets,
+    Threshold,
+    answer,
+)
 from privlib.words.choice.words import SCOPES, VOCABULARY, WORDS, WordSet
 
 __all__ = [
-    "Answer", "BAND_SE", "DEFAULT_SAMPLES", "DEFAULT_SENTENCE_LENGTH", "EpsilonChoice", "KEEP_STATISTICS", "METRICS",
-    "MechanismMetrics", "PRIVACY_METRICS", "SCOPES", "Targets", "Threshold", "UTILITY_METRICS", "VOCABULARY",
-    "WORDS", "WordSet", "answer", "assemble_choice", "choose_epsilon", "embedding_info", "epsilon_grid",
+    "ATTACK_MEASURES",
+    "BAND_SE",
+    "DEFAULT_SAMPLES",
+    "DEFAULT_SENTENCE_LENGTH",
+    "KEEP_STATISTICS",
+    "METRICS",
+    "PRIVACY_METRICS",
+    "SCOPES",
+    "UTILITY_METRICS",
+    "VOCABULARY",
+    "WORDS",
+    "Answer",
+    "AttackMetrics",
+    "AttackSettings",
+    "EpsilonChoice",
+    "MechanismMetrics",
+    "Targets",
+    "Threshold",
+    "WordSet",
+    "answer",
+    "assemble_choice",
+    "attack_metrics",
+    "attack_metrics_seconds",
+    "choose_epsilon",
+    "embedding_info",
+    "epsilon_grid",
     "mechanism_metrics",
 ]

@@ -1,5 +1,7 @@
 """The inverse questions of an ε study: the smallest ε that meets a utility target, the largest
-that keeps a privacy floor, with their ±2 SE range, and the answer in plain words."""
+that keeps a privacy floor and the largest that keeps an attack target (at most a share of words
+re-identified, or at most some points above the prior; `attack_metrics`), with their ±2 SE range,
+and the answer in plain words."""
 from __future__ import annotations
 
 import numbers
@@ -7,13 +9,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from privlib.core.validation import check_positive_int
+from privlib.core.validation import check_positive_int, shown
+from privlib.words.choice.attack_metrics import AttackMetrics
 from privlib.words.choice.metrics import BAND_SE, FRACTION_METRICS, UTILITY_METRICS, MechanismMetrics, float_list
 
 #: Default length L of a sentence for the composed budget L·eps.
 DEFAULT_SENTENCE_LENGTH = 20
 #: How the privacy floor on Pr[output = input] applies: to every word ("max") or on average ("mean").
 KEEP_STATISTICS = {"max": "every word", "mean": "on average"}
+#: What the attack target bounds: the attacker's success, or its success above the prior baseline π_max.
+ATTACK_MEASURES = {"success": "of the words re-identified", "above_prior": "points above the prior"}
 
 
 @dataclass(frozen=True)
@@ -24,13 +29,18 @@ class Targets:
       the K nearest neighbours, metric "within_k"; "close", "unchanged" or "cosine" also work);
     * privacy floor ``max_keep`` on Pr[output = input]: with ``keep_statistic`` "max" (default,
       the literal reading) no word may be kept more often than that; with "mean" the average
-      over words may not.
+      over words may not;
+    * ``attack`` (None: no attack target) on ``attack_measure``: with "success" the attacker names
+      the original word at most this share of the time, with "above_prior" at most this many points
+      of probability (0.05 = 5 points) above guessing from the prior alone (`attack_metrics`).
     """
 
     utility: float = 0.6
     utility_metric: str = "within_k"
     max_keep: float = 0.5
     keep_statistic: str = "max"
+    attack: float | None = None
+    attack_measure: str = "success"
 
     def __post_init__(self):
         if self.utility_metric not in UTILITY_METRICS:
@@ -44,6 +54,35 @@ class Targets:
         if self.keep_statistic not in KEEP_STATISTICS:
             raise ValueError(f"keep_statistic must be 'max' (every word) or 'mean' (on average), "
                              f"got {self.keep_statistic!r}.")
+        if self.attack_measure not in ATTACK_MEASURES:
+            raise ValueError(f"attack_measure must be 'success' or 'above_prior', got {shown(self.attack_measure)}.")
+        if self.attack is not None:
+            value = self.attack
+            if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < float(value) <= 1:
+                raise ValueError(f"The attack target must be a number above 0 and at most 1 (a share of words, "
+                                 f"or points of probability above the prior), got {shown(value)}.")
+
+    def check_attack(self, prior_baseline: float) -> None:
+        """ValueError when the attack target is impossible or trivially met, whatever the mechanism and ε.
+        Impossible: a success target at most π_max = ``prior_baseline`` — the Bayes attacker's success
+        Σ_o max_w π_w P(o | w) ≥ max_w π_w Σ_o P(o | w) = π_max (it may ignore the output; spec §2).
+        Trivially met: a success target of 1, or a target above the prior of 1 − π_max or more (no
+        success exceeds 1)."""
+        if self.attack is None:
+            return
+        if self.attack_measure == "success":
+            if self.attack <= prior_baseline:
+                raise ValueError(f"The attack target ({self.attack:.2%} of the words re-identified) cannot be met at any ε: "
+                                 f"guessing the most likely candidate without seeing the output already succeeds "
+                                 f"{prior_baseline:.2%} of the time. Set a target above {prior_baseline:.2%}, or "
+                                 "measure it in points above the prior.")
+            if self.attack >= 1:
+                raise ValueError("The attack target (100% of the words re-identified) is met at every ε, since no "
+                                 "attacker succeeds more than always: set a target below 1.")
+        elif self.attack >= 1 - prior_baseline:
+            raise ValueError(f"The attack target ({100 * self.attack:.1f} points above the prior) is met at every ε: "
+                             f"the prior alone gives {prior_baseline:.2%}, so no attacker can gain more than "
+                             f"{100 * (1 - prior_baseline):.1f} points. Set a smaller target.")
 
     @property
     def privacy_metric(self) -> str:
@@ -58,7 +97,13 @@ class Targets:
                    else f"≥ {self.utility:.0%} {what}")
         floor = (f"no word kept unchanged more than {self.max_keep:.0%} of the time" if self.keep_statistic == "max"
                  else f"words kept unchanged at most {self.max_keep:.0%} of the time on average")
-        return {"utility": utility, "privacy": floor}
+        wording = {"utility": utility, "privacy": floor}
+        if self.attack is not None:
+            wording["attack"] = (f"the attacker names the original word at most {self.attack:.1%} of the time"
+                                 if self.attack_measure == "success" else
+                                 f"the attacker names the original word at most {100 * self.attack:.1f} points "
+                                 "more often than guessing from the prior")
+        return wording
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)
@@ -113,9 +158,11 @@ def _status(mask) -> str:
 @dataclass(frozen=True, eq=False)
 class Answer:
     """The inverse questions for one mechanism: ``utility`` (smallest epsilon meeting the
-    utility target), ``privacy`` (largest epsilon keeping the floor); per grid epsilon, where
-    the estimates meet both (``recommended``), where both hold even against ±`BAND_SE` SE
-    (``surely``) and where both may hold within it (``possibly``)."""
+    utility target), ``privacy`` (largest epsilon keeping the floor), ``attack`` (largest epsilon
+    keeping the attack target; None without one); per grid epsilon, where the estimates meet
+    every target (``recommended``), where they all hold even against ±`BAND_SE` SE (``surely``)
+    and where they all may hold within it (``possibly``); ``attack_met``: where the attack target
+    holds (estimates)."""
 
     mechanism: str
     label: str
@@ -128,6 +175,8 @@ class Answer:
     possibly: np.ndarray = field(repr=False)
     epsilons: np.ndarray = field(repr=False)
     messages: tuple = ()
+    attack: Threshold | None = None
+    attack_met: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def feasible(self) -> bool:
@@ -149,20 +198,45 @@ class Answer:
     def message(self) -> str:
         return " ".join(self.messages)
 
+    @property
+    def attack_summary(self) -> str | None:
+        """The attack target's answer in one line: the largest grid ε that meets it and its ±2 SE
+        range (None without an attack target)."""
+        a = self.attack
+        if a is None:
+            return None
+        if a.epsilon is None:
+            return "Attack target: met at no ε of the grid."
+        low = "none" if a.conservative is None else f"{a.conservative:g}"
+        span = (f"the same allowing for ±{BAND_SE:g} SE" if a.conservative == a.optimistic == a.epsilon
+                else f"±{BAND_SE:g} SE range: ε = {low} to {a.optimistic:g}")
+        return (f"Attack target: largest ε that meets it = {a.epsilon:g} ({span})"
+                + ("; met at every ε of the grid." if a.status == EVERYWHERE else "."))
+
     def to_dict(self) -> dict:
         return {"mechanism": self.mechanism, "label": self.label, "feasible": self.feasible,
                 "recommended_range": self.range, "sure_range": self.sure_range,
                 "recommended_epsilons": float_list(self.epsilons[self.recommended]),
-                "utility": self.utility.to_dict(), "privacy": self.privacy.to_dict(), "message": self.message}
+                "utility": self.utility.to_dict(), "privacy": self.privacy.to_dict(),
+                "attack": None if self.attack is None else self.attack.to_dict(), "message": self.message}
 
 
-def answer(metrics: MechanismMetrics, targets: Targets, sentence_length: int = DEFAULT_SENTENCE_LENGTH) -> Answer:
+def answer(metrics: MechanismMetrics, targets: Targets, sentence_length: int = DEFAULT_SENTENCE_LENGTH,
+           attack: AttackMetrics | None = None) -> Answer:
     """The inverse questions on the grid of ``metrics`` (see `Threshold` and `Answer`), with a
     plain-language message. Grid answers are literal: the smallest grid epsilon where the
     utility estimate meets the target, the largest where the privacy statistic is within the
-    floor; if the estimates are not monotone in epsilon, `Answer.recommended` marks each grid
-    point that meets both."""
+    floor and the largest where the attack's measure (``attack``, the same mechanism on the same
+    grid; needed when ``targets.attack`` is set) is within the attack target, its range from the
+    attack's band (`attack_metrics.AttackMetrics`); if the estimates are not monotone in epsilon,
+    `Answer.recommended` marks each grid point that meets every target."""
     eps = np.asarray(metrics.epsilons, dtype=np.float64)
+    if targets.attack is not None:
+        if attack is None:
+            raise ValueError("An attack target needs the attack's success over the grid (attack_metrics).")
+        if attack.mechanism != metrics.mechanism or not np.array_equal(attack.epsilons, eps):
+            raise ValueError("The attack must be run on the same mechanism and ε grid as the metrics.")
+        targets.check_attack(attack.prior_baseline)
     u_name, p_name = targets.utility_metric, targets.privacy_metric
     u, (u_lo, u_hi) = metrics.values[u_name], metrics.bands[u_name]
     k, (k_lo, k_hi) = metrics.values[p_name], metrics.bands[p_name]
@@ -208,17 +282,55 @@ def answer(metrics: MechanismMetrics, targets: Targets, sentence_length: int = D
                     + (f"; the same allowing for ±{BAND_SE:g} SE." if privacy.optimistic == privacy.conservative == e_p
                        else f"; allowing for ±{BAND_SE:g} SE, {sure} and at most up to ε = {privacy.optimistic:g}."))
     both, sure, maybe = met & kept, met_sure & kept_sure, met_opt & kept_opt
+    threshold, hit = None, None
+    if targets.attack is not None:
+        threshold, hit, hit_sure, hit_opt, text = _attack_answer(attack, targets, wording["attack"])
+        msgs.append(text)
+        both, sure, maybe = both & hit, sure & hit_sure, maybe & hit_opt
+    targets_word = "both targets" if targets.attack is None else "all three targets"
     if both.any():
         lo, hi = eps[both][0], eps[both][-1]
         msgs.append(f"Recommended for {metrics.label}: ε = {_span(lo, hi)} on this grid "
                     f"(a {L}-word sentence spends {_span(L * lo, L * hi)})"
-                    + ("." if sure.any() else "; within the uncertainty no grid ε is sure to meet both: "
+                    + ("." if sure.any() else f"; within the uncertainty no grid ε is sure to meet {targets_word}: "
                        "more samples or words would settle it."))
     else:
-        msgs.append(f"No ε on this grid satisfies both targets for {metrics.label}"
+        msgs.append(f"No ε on this grid satisfies {targets_word} for {metrics.label}"
                     + (" (within the uncertainty some might: more samples or words would settle it)." if maybe.any()
                        else "."))
-    return Answer(metrics.mechanism, metrics.label, utility, privacy, met, kept, both, sure, maybe, eps, tuple(msgs))
+    return Answer(metrics.mechanism, metrics.label, utility, privacy, met, kept, both, sure, maybe, eps, tuple(msgs),
+                  threshold, hit)
+
+
+def _attack_answer(attack: AttackMetrics, targets: Targets, wording: str):
+    """The attack target's `Threshold` (largest grid ε where the measure is within it; optimistic /
+    conservative from the band's low / high end), where it holds (estimate, surely, possibly) and
+    its sentence."""
+    eps = np.asarray(attack.epsilons, dtype=np.float64)
+    limit = float(targets.attack)
+    values, low, high = attack.measure(targets.attack_measure)
+    hit, hit_sure, hit_opt = values <= limit, high <= limit, low <= limit
+    e_a, i_a = _last(eps, hit)
+    interp = (_interpolate(eps, values, i_a, i_a + 1, limit)
+              if i_a is not None and i_a + 1 < eps.size and not hit[i_a + 1] else None)
+    threshold = Threshold(e_a, interp, _last(eps, hit_opt)[0], _last(eps, hit_sure)[0], _status(hit))
+    who = (f"{attack.attacker}, {attack.settings.candidates:,} most frequent words, {attack.settings.prior} prior, "
+           f"prior alone {attack.prior_baseline:.2%}")
+    if threshold.status == EVERYWHERE:
+        text = f"The attack target ({wording}; {who}) holds at every ε of the grid, even the largest (ε = {eps[-1]:g})."
+    elif threshold.status == NOWHERE:
+        text = (f"The attack target ({wording}; {who}) holds at no ε of the grid: even at ε = {eps[0]:g} the "
+                f"attacker names the original {attack.success[0]:.1%} of the time.")
+    else:
+        sure = (f"surely up to ε = {threshold.conservative:g}" if threshold.conservative is not None
+                else "surely at no grid ε")
+        text = (f"The attack target ({wording}; {who}) holds up to ε = {e_a:g}"
+                + (f" (about {interp:.3g} by linear interpolation)" if interp is not None else "")
+                + (f"; the same allowing for ±{BAND_SE:g} SE." if threshold.optimistic == threshold.conservative == e_a
+                   else f"; allowing for ±{BAND_SE:g} SE, {sure} and at most up to ε = {threshold.optimistic:g}."))
+    if not attack.exact:
+        text += " A sampled attack is a lower bound on the best attacker: the largest safe ε may be smaller."
+    return threshold, hit, hit_sure, hit_opt, text
 
 
 def _span(lo, hi) -> str:
