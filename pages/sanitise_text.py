@@ -127,6 +127,9 @@ for col, result, (name, params) in zip(columns, results, mechanisms):
 # What an attacker learns (issue 23): the sentence of Neighbour ranks' "Attacker's view" for the first
 # mechanism, here only when it is cheap (the library's estimate within SANITISE_ATTACK_SECONDS), and a link there.
 SANITISE_ATTACK_SECONDS = 0.5
+#: Above this vocabulary the attack never fits in SANITISE_ATTACK_SECONDS (20,000 words: about 15 s), so not even
+#: its estimate is made: the estimate times the kernels on the space once, about a second of the first view.
+SANITISE_ATTACK_WORDS = 5_000
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -144,7 +147,8 @@ def cached_sanitise_attack(_space, space_key, mechanism, epsilon, close, seed):
     return attacker_view(_space, resolve_mechanism(mechanism), epsilon, close=close, seed=seed)
 
 
-if cached_sanitise_attack_seconds(space, key, mechanisms[0], epsilon, int(close)) <= SANITISE_ATTACK_SECONDS:
+if len(space) <= SANITISE_ATTACK_WORDS and cached_sanitise_attack_seconds(
+        space, key, mechanisms[0], epsilon, int(close)) <= SANITISE_ATTACK_SECONDS:
     attack = cached_sanitise_attack(space, key, mechanisms[0], epsilon, int(close), seed)
     st.markdown(f"**What an attacker learns ({short_label(MECHANISMS[mechanisms[0][0]].label)}).** {attack.sentence}")
 st.page_link(ui.PAGES / "neighbour_ranks.py", icon="➡️",
