@@ -203,8 +203,9 @@ def sidebar() -> EmbeddingSpace | None:
                        f"(server.address = localhost): otherwise anyone who opens the app could read the files "
                        f"of the computer it runs on. Upload a file instead, or set {ALLOW_SERVER_FILES}=1 where "
                        "the server runs to allow it.")
+        st.session_state.setdefault("vocab_size", 400_000)  # from the state: a shared link may have set it
         limit = st.number_input(
-            "Vocabulary size (most frequent words)", min_value=1000, max_value=400_000, value=400_000, step=10_000,
+            "Vocabulary size (most frequent words)", min_value=1000, max_value=400_000, step=10_000,
             key="vocab_size", persist_state="session",
             help="Keep the N first rows (GloVe rows are in frequency order). Smaller is faster.",
         )

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextvars
 from pathlib import Path
+
 import numpy as np
 import streamlit as st
 
@@ -19,22 +20,6 @@ import streamlit as st
 EPSILON_STEPS = sorted({round(m * 10.0**k, 6) for k in range(-1, 3) for m in (1, 1.5, 2, 3, 5, 7)} | {1000.0})
 EPSILON_HELP = ("The privacy parameter. Smaller ε = more noise = more privacy; larger ε = less noise = "
                 "more utility.")
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 
 
 def pages_folder() -> Path:
@@ -129,8 +114,6 @@ def epsilon_slider(label: str = "ε (epsilon)", key: str = "epsilon", default: f
     return float(value)
 
 
-
-
 def ignored_link_value(name: str, value, rule: str, used) -> None:
     """Say that the shared link's ``name`` = ``value`` cannot be used (``rule``) and what is used
     instead; a long value is shortened, never repeated in full."""
@@ -154,26 +137,6 @@ def seed_param(value, default: int) -> int:
     return seed
 
 
-def float_param(value, default: float, name: str | None = None) -> float:
-    """A positive finite number from a shared link (``value``: the query parameter, or None);
-    anything else gives ``default`` and, when the parameter's ``name`` is given, a warning."""
-    if value is None:
-        return default
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        v = None
-    if v is None or not (np.isfinite(v) and v > 0):
-        if name is not None:
-            ignored_link_value(name, value, f"{name} must be a finite number greater than 0", f"{default:g}")
-        return default
-    return v
-
-
-
-
-
-
 def parameter_controls(parameters: dict, key: str, container=None) -> tuple:
     """One widget per parameter of a mechanism (``parameters``: its class's ``PARAMETERS``, name →
     `privlib.core.mechanism.Parameter`), for any topic: a choice list, a checkbox, a whole number or
@@ -183,18 +146,19 @@ def parameter_controls(parameters: dict, key: str, container=None) -> tuple:
     params = []
     for pname, p in parameters.items():
         wkey, label = f"{key}.{pname}", p.label or pname
+        # from the widget's state (a shared link or a settings file may have set it: `take_home.restore`)
+        real = not (p.choices or isinstance(p.default, (bool, int)))
+        st.session_state.setdefault(wkey, float(p.default) if real else p.default)
         if p.choices:
-            value = box.selectbox(label, list(p.choices), index=list(p.choices).index(p.default), key=wkey, help=p.help)
+            value = box.selectbox(label, list(p.choices), key=wkey, help=p.help)
         elif isinstance(p.default, bool):
-            value = box.checkbox(label, value=p.default, key=wkey, help=p.help)
+            value = box.checkbox(label, key=wkey, help=p.help)
         elif isinstance(p.default, int):
-            value = int(box.number_input(label, min_value=p.low, max_value=p.high, value=p.default, step=1,
-                                         key=wkey, help=p.help))
+            value = int(box.number_input(label, min_value=p.low, max_value=p.high, step=1, key=wkey, help=p.help))
         else:
             value = float(box.number_input(label, min_value=None if p.low is None else float(p.low),
                                            max_value=None if p.high is None else float(p.high),
-                                           value=float(p.default), format="%.6g", key=wkey, help=p.help,
-                                           step=_step(p.default)))
+                                           format="%.6g", key=wkey, help=p.help, step=_step(p.default)))
         params.append((pname, value))
     return tuple(params)
 
@@ -209,9 +173,9 @@ def delta_choice(key: str, default: float = 1e-6, label: str = "δ (delta)", con
                  options=DELTA_STEPS) -> float:
     """A δ picker on a log scale (``options``), labelled like the ε slider."""
     box = container or st
-    choices = sorted(set(options) | {default}, reverse=True)
-    value = box.select_slider(label, options=choices, value=st.session_state.get(key, default), key=key,
-                              format_func=lambda v: f"{v:.0e}", help=DELTA_HELP)
+    current = st.session_state.setdefault(key, default)  # from the state: a shared link may have set it
+    choices = sorted(set(options) | {default, current}, reverse=True)
+    value = box.select_slider(label, options=choices, key=key, format_func=lambda v: f"{v:.0e}", help=DELTA_HELP)
     return float(value)
 
 

@@ -7,8 +7,24 @@ import math
 import numpy as np
 import streamlit as st
 
-from epsilon_lab import ui
+from epsilon_lab import take_home, ui
+from privlib.analyses.label_dp import (
+    D_CHOICES,
+    DELTA_CHOICES,
+    EPSILONS,
+    LN_1_5,
+    N_CHOICES,
+    P_CHOICES,
+    PROTECTS,
+    SETTINGS,
+    THEORY_D_CHOICES,
+    THEORY_N_CHOICES,
+    numbers,
+    run_title,
+    sweep_title,
+)
 from privlib.core.randomised_response import RandomisedResponse
+from privlib.core.risk import largest_epsilon_under
 from privlib.core.validation import duration
 from privlib.label_dp import attacks, theory
 from privlib.label_dp.datasets import (
@@ -36,15 +52,9 @@ from privlib.label_dp.sweep import (
 from privlib.presentation.label_dp import figures
 from privlib.presentation.risk import attack_vs_epsilon_chart, frontier_chart, tradeoff_chart
 
-LN_1_5 = math.log(1.5)  # binary flip probability p = 0.4 (the paper's Fig. 1)
-#: The ε grid of the sweep and the values of the slider (moving ε reruns no sweep).
-EPSILONS = (0.05, 0.1, 0.25, LN_1_5, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0)
 MODEL_LABELS = {name: cls.label for name, cls in MODELS.items()}
 RANDOMISER_LABELS = {name: cls.label for name, cls in MECHANISMS.items()}
 SEPARATIONS = (0.1, 0.2, 0.3, 0.5, 0.75, 1.0)  # Δ of the heat map
-DELTA_CHOICES = (0.1, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0)
-N_CHOICES = (100, 200, 300, 500, 1000, 3000)
-D_CHOICES = (2, 5, 10, 20, 50, 100)
 HEATMAP_REPEATS = 10
 THEORY_N = tuple(float(v) for v in np.geomspace(1e2, 1e8, 19))
 SIMULATED_N = (1_000, 10_000, 100_000)
@@ -67,6 +77,15 @@ PRESET_COMMON = dict(ldp_epsilon=LN_1_5, ldp_model=default_model("fig1"), ldp_ra
 DEFAULTS = dict(ldp_dataset="fig1", ldp_delta=0.5, ldp_n=300, ldp_d=50, ldp_epsilon=LN_1_5,
                 ldp_model=default_model("fig1"), ldp_randomiser="rr", ldp_variant="consensus", ldp_fresh=False,
                 ldp_repeats=default_repeats("fig1"), ldp_seed=1000, ldp_classes=MAX_DIGIT_CLASSES)
+#: The widget key of each setting (`privlib.analyses.label_dp.SETTINGS`).
+KEYS = {"epsilon": "ldp_epsilon", "dataset": "ldp_dataset", "delta_sep": "ldp_delta", "n": "ldp_n", "d": "ldp_d",
+        "model": "ldp_model", "randomiser": "ldp_randomiser", "mode": "ldp_variant", "fresh_unlabelled": "ldp_fresh",
+        "repeats": "ldp_repeats", "seed": "ldp_seed", "classes": "ldp_classes", "heat_map": "ldp_heatmap",
+        "attack_target": "ldp_attack_target", "law": "ldp_law", "p": "ldp_p", "theory_n": "ldp_theory_n",
+        "theory_d": "ldp_theory_d"}
+#: The settings of the sections drawn further down (heat map, attacker's view, Theory tab): their widgets take
+#: these values from their state, so the link can carry them before the widgets are drawn.
+LATER = ("heat_map", "attack_target", "law", "p", "theory_n", "theory_d")
 
 
 def epsilon_label(value: float) -> str:
@@ -100,12 +119,13 @@ def cached_run(key, model, randomiser, fresh, seed, epsilon, variant):
     data = dataset_of(key)
     run = sweep_run(data, randomiser, epsilon, seed=seed, model=model, mode=variant, modes=("baseline", variant),
                     fresh_unlabelled=fresh)
-    title = f"One run at ε = {epsilon:.3g} (seed {seed}, first repetition): {data.n:,} training points"
-    numbers = {"accuracy": dict(run.accuracy), "flipped": int(run.flipped.sum()), "n": int(run.flipped.size),
-               "given": run.given_label_accuracy, "predicted": run.predicted_label_accuracy,
-               "consensus": run.consensus_label_accuracy, "fraction": run.consensus_fraction,
-               "fallbacks": dict(run.fallbacks), "evaluation": run.evaluation}
-    return figures.run_scatter(run, data, title=title), numbers  # (the figure holds BLAS single-threaded)
+    title = run_title(epsilon, seed, data.n)
+    shown = {"accuracy": dict(run.accuracy), "flipped": int(run.flipped.sum()), "n": int(run.flipped.size),
+             "given": run.given_label_accuracy, "predicted": run.predicted_label_accuracy,
+             "consensus": run.consensus_label_accuracy, "fraction": run.consensus_fraction,
+             "fallbacks": dict(run.fallbacks), "evaluation": run.evaluation,
+             "numbers": numbers(run, RandomisedResponse(data.classes, epsilon))}  # the take-home table's
+    return figures.run_scatter(run, data, title=title), shown  # (the figure holds BLAS single-threaded)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -183,8 +203,12 @@ def dataset_changed() -> None:
 
 
 ui.start_page()
-for k, v in DEFAULTS.items():
-    st.session_state.setdefault(k, v)
+take_home.restore(SETTINGS, KEYS)  # a shared link's settings, before the widgets
+for k, v in DEFAULTS.items():  # None: a dataset parameter the linked dataset does not take (its default is shown)
+    if st.session_state.get(k) is None:
+        st.session_state[k] = v
+for name in LATER:
+    st.session_state.setdefault(KEYS[name], SETTINGS.by_name[name].default)
 
 st.title("Label DP: randomised response and retraining")
 st.markdown(
@@ -258,6 +282,12 @@ with st.expander("Data, model and retraining", expanded=True):
                  "and the feature preprocessing; randomised response then works over these C classes."))
 
 fresh = bool(fresh) and synthetic
+values = {"epsilon": float(epsilon), "dataset": dataset, "model": model, "randomiser": randomiser, "mode": variant,
+          "fresh_unlabelled": fresh, "repeats": repeats, "seed": int(seed),
+          **{name: (value if name in takes else None) for name, value in
+             (("delta_sep", float(delta)), ("n", int(n)), ("d", int(d)), ("classes", chosen_classes))},
+          **{name: st.session_state[KEYS[name]] for name in LATER}}  # what those widgets will show
+take_home.share(SETTINGS, values)
 key = data_key(dataset, {"delta_sep": float(delta), "n": int(n), "d": int(d), "classes": chosen_classes})
 try:
     data = dataset_of(key)
@@ -293,6 +323,14 @@ st.info(
     icon="🔒")
 
 experiment, theory_tab = st.tabs(["Experiment", "Theory"])
+charts = []  # the experiment's figures, in order: the report draws them again
+
+
+def chart(figure, key: str) -> None:
+    """Draw ``figure`` and keep it for the take-home report."""
+    charts.append(figure)
+    st.plotly_chart(figure, key=key)
+
 
 with experiment:
     st.subheader("Test accuracy against ε")
@@ -304,10 +342,9 @@ with experiment:
         st.button(f"Run the sweep (about {duration(sweep_seconds)})", key="ldp_run_sweep", type="primary",
                   on_click=request, args=(sweep_work,))
     else:
-        st.plotly_chart(figures.sweep_accuracy_chart(
+        chart(figures.sweep_accuracy_chart(
             result, chosen_epsilon=epsilon,
-            title=f"{MODEL_LABELS[model]} on {data.name}, {RANDOMISER_LABELS[randomiser]}: mean ± SD over "
-                  f"{repeats} runs"),
+            title=sweep_title(model, randomiser, data.name, repeats)),
             key="ldp_accuracy")
         at = EPSILONS.index(epsilon) if epsilon in EPSILONS else None
         gains = {} if at is None else {m: float(result.mean(m)[at] - result.mean("baseline")[at])
@@ -330,7 +367,7 @@ with experiment:
                    "across ε above.")
 
     st.subheader(f"The data and its labels at ε = {epsilon_label(epsilon)}")
-    st.plotly_chart(scatter, key="ldp_scatter")
+    chart(scatter, key="ldp_scatter")
     acc = run["accuracy"]
     after = f"; after {MODE_LABELS[variant]} {acc[variant]:.3f}" if variant != "baseline" and \
         acc.get(variant) is not None and np.isfinite(acc[variant]) else ""
@@ -352,10 +389,10 @@ with experiment:
     else:
         left, right = st.columns(2)
         with left:
-            st.plotly_chart(figures.sweep_label_chart(result, chosen_epsilon=epsilon, narrow=True,
-                                                      title="Label accuracy against ε"), key="ldp_labels")
+            chart(figures.sweep_label_chart(result, chosen_epsilon=epsilon, narrow=True,
+                                            title="Label accuracy against ε"), key="ldp_labels")
         with right:
-            st.plotly_chart(figures.sweep_label_bars(result, epsilon), key="ldp_label_bars")
+            chart(figures.sweep_label_bars(result, epsilon), key="ldp_label_bars")
         st.caption("As in the paper's Tables 3 and 4: the predicted labels are right far more often than the given "
                    "ones, and on the consensus set more often still. These fractions use the clean labels: they "
                    "explain, they are not released and never choose anything.")
@@ -377,7 +414,7 @@ with experiment:
 
     st.subheader("Retraining gain over ε and class separation")
     heat_variant = variant if variant in RETRAINING_MODES else "consensus"
-    show_heat = st.toggle("Compute the heat map (the Fig. 1 mixture at every Δ)", value=True, key="ldp_heatmap",
+    show_heat = st.toggle("Compute the heat map (the Fig. 1 mixture at every Δ)", key="ldp_heatmap",
                           help=f"{len(SEPARATIONS)} separations × {len(EPSILONS)} values of ε × {HEATMAP_REPEATS} runs "
                                f"with this model: it starts by itself when it takes at most {ui.AUTOMATIC_SECONDS:g} s "
                                "here (the centroid), otherwise when you press its button.")
@@ -394,7 +431,7 @@ with experiment:
                   on_click=request, args=(heat_work,))
     elif show_heat:
         gain = cached_gain_grid(int(heat_n), int(heat_d), model, randomiser, heat_variant, HEATMAP_REPEATS, seed)
-        st.plotly_chart(figures.gain_heatmap(
+        chart(figures.gain_heatmap(
             EPSILONS, SEPARATIONS, gain, mode=heat_variant, chosen_epsilon=epsilon,
             chosen_separation=delta if dataset == "fig1" else None,
             title=f"{MODE_LABELS[heat_variant]} minus the baseline, Fig. 1 mixture (n = {heat_n}, d = {heat_d}), "
@@ -466,7 +503,7 @@ with experiment:
         roc = {} if measured is None else {
             f"{MODE_LABELS[m]} (s_ref, success)": measured.roc(epsilon, m)
             for m in shown_modes}
-        st.plotly_chart(tradeoff_chart(
+        chart(tradeoff_chart(
             noisy[at_epsilon].guarantee_curve, attacks=roc, exact=noisy[at_epsilon].curve,
             exact_name="exact curve, from the noisy label",
             title=f"Two labels of one example, ε = {epsilon:.3g}"), key="ldp_attack_roc")
@@ -476,7 +513,7 @@ with experiment:
                    + ("Points: each model's attack as a test of “this example's own label went in” (its "
                       "success) against “its label was independent of the truth” (s_ref); the guarantee "
                       "keeps them under the line." if measured is not None else ""))
-        st.plotly_chart(attack_vs_epsilon_chart(
+        chart(attack_vs_epsilon_chart(
             EPSILONS, {"from the noisy label (exact)": ([a.success for a in noisy],)},
             bound=[a.bound for a in noisy], baseline=noisy[0].prior_baseline, chosen_epsilon=epsilon,
             y_title="chance of naming the true label", bound_name="the guarantee's bound (class prior)",
@@ -491,7 +528,7 @@ with experiment:
                   for m in shown_modes}
         series[f"s_ref ({MODE_LABELS[success_mode]})"] = (measured.reference(success_mode),
                                                           measured.reference_standard_error(success_mode))
-        st.plotly_chart(attack_vs_epsilon_chart(
+        chart(attack_vs_epsilon_chart(
             EPSILONS, series, bound=measured.bound(success_mode), chosen_epsilon=epsilon,
             y_title="chance of naming a training label", bound_name=f"the bound ({MODE_LABELS[success_mode]})",
             title=f"The models' attackers against ε ({repeats} runs, ± 2 SE)"), key="ldp_attack_models")
@@ -500,7 +537,7 @@ with experiment:
                    "what the example's own label adds, and the guarantee limits it. The black line is "
                    "min{e^ε·s_ref, 1 − e^(−ε)(1 − s_ref)}, from s_ref's upper confidence limit so that it errs "
                    "towards the attacker.")
-        st.plotly_chart(frontier_chart(
+        chart(frontier_chart(
             {MODE_LABELS[m]: (measured.mean_accuracy(m), measured.success(m), EPSILONS)
              for m in shown_modes},
             x_title=f"test accuracy ({result.evaluation if result is not None else run['evaluation']})",
@@ -510,23 +547,23 @@ with experiment:
                    "model's test accuracy — a model that predicts labels well names training labels well, "
                    "whatever ε; the guarantee only limits what the example's own label adds (the chart above).")
     target = st.number_input("Attack success you accept (a chance of naming a training label)", min_value=0.0,
-                             max_value=1.0, value=0.75, step=0.05, key="ldp_attack_target",
+                             max_value=1.0, step=0.05, key="ldp_attack_target",
                              help="The largest ε of the grid that keeps the attacker under it, from the guarantee's "
                                   "bound and, separately, from the measured attack with its ± 2 SE.")
     answers = []
     if noisy is not None:
         answers.append(attacks.target_sentence(
-            target, attacks.largest_epsilon_under(target, EPSILONS, [a.bound for a in noisy]),
+            target, largest_epsilon_under(target, EPSILONS, [a.bound for a in noisy]),
             "the attacker who sees the noisy label", "by the guarantee's bound with this class prior"))
     if measured is not None:
         mode = attacked_mode or "baseline"
         name = f"the attacker who sees {attacks.MODEL_ATTACK_LABELS[mode]}"
         answers.append(attacks.target_sentence(
-            target, attacks.largest_epsilon_under(target, EPSILONS, measured.bound(mode)), name,
+            target, largest_epsilon_under(target, EPSILONS, measured.bound(mode)), name,
             "by the guarantee's bound from s_ref's upper limit"))
         answers.append(attacks.target_sentence(
-            target, attacks.largest_epsilon_under(target, EPSILONS, measured.success(mode),
-                                                  measured.standard_error(mode)), name, "measured, + 2 SE"))
+            target, largest_epsilon_under(target, EPSILONS, measured.success(mode), measured.standard_error(mode)),
+            name, "measured, + 2 SE"))
     st.markdown("\n".join(f"- {answer}" for answer in answers) if answers else
                 "The answers come with the attacks (their buttons above).")
     # ---- end of the attacker's view --------------------------------------------------------------------------------
@@ -544,12 +581,12 @@ with theory_tab:
         "(μ ≤ ½, sub-Gaussian SG(σ²)). The Fig. 1 law breaks them (μ = 0.933), so no bound is drawn for it.")
     c = st.columns(4)
     law_name = c[0].radio("Law of |x⁽¹⁾|", list(LAWS), format_func=LAW_LABELS.get, key="ldp_law")
-    p = float(c[1].select_slider("p (flip probability)", options=[0.05, 0.1, 0.2, 0.3, 0.4, 0.45], value=0.4,
+    p = float(c[1].select_slider("p (flip probability)", options=list(P_CHOICES),
                                  key="ldp_p", help="Binary randomised response flips with p = 1/(1 + e^ε): "
                                                    "p = 0.4 is ε = ln 1.5 (Fig. 1)."))
-    theory_n = int(c[2].select_slider("n", options=[300, 1_000, 3_000, 10_000, 100_000, 10**6, 2 * 10**6, 10**7],
-                                      value=10**7, key="ldp_theory_n", format_func=lambda v: f"{v:,}"))
-    theory_d = int(c[3].select_slider("d", options=[2, 10, 16, 17, 20, 50, 100, 200], value=50, key="ldp_theory_d"))
+    theory_n = int(c[2].select_slider("n", options=list(THEORY_N_CHOICES), key="ldp_theory_n",
+                                      format_func=lambda v: f"{v:,}"))
+    theory_d = int(c[3].select_slider("d", options=list(THEORY_D_CHOICES), key="ldp_theory_d"))
     law = LAWS[law_name]
     st.caption(f"p = {p:g} is ε = ln((1 − p)/p) = {RandomisedResponse.epsilon_from_keep(1 - p, 2):.4g} of binary "
                "randomised response.")
@@ -595,3 +632,5 @@ with theory_tab:
     st.markdown("**Results with unspecified constants** — shown as formulas only (" + theory.FLAG_THETA + "):")
     st.markdown("\n".join(f"- **{name}** ({theory.FLAG_THETA}): {formula}"
                            for name, formula in theory.THETA_ONLY_RESULTS))
+
+take_home.panel(SETTINGS, values, run["numbers"], charts, KEYS, PROTECTS)

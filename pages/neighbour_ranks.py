@@ -1,20 +1,18 @@
 """Page "Neighbour ranks": where do the mechanism's outputs land among the word's neighbours?
 
 Cheap parts first: the title and the explanation show while the embedding loads (in the background
-since the app started, `embedding_ui.preload`); privlib and Plotly are imported once the embedding is there.
+since the app started, `embedding_ui.preload`); privlib and Plotly are imported after them. Its settings,
+link, script and report: `privlib.analyses.neighbour_ranks` through `epsilon_lab.take_home` (issue 24).
 """
 import zlib
 
 import numpy as np
 import streamlit as st
 
-from epsilon_lab import embedding_ui, ui
+from epsilon_lab import embedding_ui, take_home, ui
 
 #: Words offered in the type-ahead list (the most frequent ones); any other vocabulary word can be typed.
 PICKER_WORDS = 20_000
-SAMPLE_CHOICES = [100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000]
-CURVE_EPSILONS = (0.5, 1, 2, 3, 5, 7, 10, 15, 20, 30, 50, 100)
-FIG2_EPSILONS = tuple(range(1, 31))
 
 
 @st.cache_data(show_spinner="Running the mechanism …", max_entries=64)
@@ -46,13 +44,6 @@ def cached_sweep(_space, space_key, mechanism, n_words, epsilons, close, seed, l
 
 
 ui.start_page()
-qp = st.query_params
-
-if "nr_initialised" not in st.session_state:  # a shared link sets the first view
-    st.session_state["nr_initialised"] = True
-    st.session_state["word"] = qp.get("word", "king")
-    st.session_state["epsilon"] = ui.float_param(qp.get("epsilon"), 10.0, name="epsilon")
-
 st.title("Neighbour ranks")
 st.markdown(
     "Pick a word, a mechanism and a privacy level ε. The mechanism replaces the word by a word of the "
@@ -64,10 +55,37 @@ st.markdown(
 # The browser loads Plotly's script (4.7 MB) only when the page shows its first chart: an empty
 # chart now has it loaded while the server computes the first result; removed once that is drawn.
 plotly_warmup = ui.plotly_warmup()
+# Imported here, after the cheap parts are on screen (the embedding's preload has imported most of privlib).
+from privlib.analyses.neighbour_ranks import (
+    ATTACK_CANDIDATES,
+    AVERAGE_EPSILONS,
+    AVERAGE_WORDS,
+    CURVE_EPSILONS,
+    CURVE_SAMPLES,
+    MAX_CLOSE,
+    MAX_COMPARED,
+    PARAMETER_SETTINGS,
+    PROTECTS,
+    SETTINGS,
+    numbers,
+)
+
+#: The widget key of each setting (`privlib.analyses.neighbour_ranks.SETTINGS`; the sidebar's: `take_home`).
+KEYS = {"word": "word", "epsilon": "epsilon", "samples": "samples", "close": "close", "mechanism": "mechanism",
+        **{s.name: f"mechanism.{s.name}" for s in PARAMETER_SETTINGS},  # `embedding_ui.mechanism_controls`' keys
+        "average_mechanisms": "fig2_mechanisms", "average_words": "fig2_words", "candidates": "nr_attack_candidates",
+        "prior": "nr_attack_prior", "target": "nr_attack_target", "frontier_mechanisms": "nr_attack_frontier_mechanisms"}
+take_home.restore(SETTINGS, KEYS)  # a shared link's settings, before the widgets (the sidebar's too)
+defaults = SETTINGS.defaults()
+for name in ("word", "epsilon", "samples", "mechanism", "average_words", "prior", "target"):
+    st.session_state.setdefault(KEYS[name], defaults[name])  # widgets take their value from their state
+for name in ("average_mechanisms", "frontier_mechanisms"):  # a restored setting is a tuple or None (none chosen)
+    if KEYS[name] in st.session_state:
+        st.session_state[KEYS[name]] = list(st.session_state[KEYS[name]] or [])
+
 space = embedding_ui.word_space()
 key = embedding_ui.embedding_key(space)
 
-# Imported here, after the cheap parts are on screen (the embedding's load has imported most of privlib).
 from privlib.core.validation import duration
 from privlib.presentation.words import figures
 from privlib.words.experiments import epsilon_sweep, rank_experiment, sweeps_to_json
@@ -77,6 +95,13 @@ words_offered = list(space.words[: min(PICKER_WORDS, len(space))])
 current = st.session_state.get("word") or "king"
 if current not in words_offered:
     words_offered.append(current)
+close_max = min(MAX_CLOSE, len(space) - 1)
+# K within this vocabulary (a number input shows its minimum for a larger value: say it, then keep the largest)
+st.session_state.setdefault("close", min(defaults["close"], close_max))
+if st.session_state["close"] > close_max:
+    st.warning(f"K = {st.session_state['close']:,} is more than this vocabulary allows: using {close_max:,}.",
+               icon="⚠️")
+    st.session_state["close"] = close_max
 
 
 def pick_random_word():
@@ -93,12 +118,11 @@ with controls[1]:
     st.button("Random word", on_click=pick_random_word,
               help=f"A word drawn at random from the {min(PICKER_WORDS, len(space)):,} most frequent.")
 with controls[2]:
-    samples = st.select_slider("Samples", SAMPLE_CHOICES, value=2_000, key="samples",
+    samples = st.select_slider("Samples", SETTINGS.by_name["samples"].choices, key="samples",
                                help="Number of times the mechanism is run on the word (mechanisms with exact "
                                     "output probabilities are not sampled).")
 with controls[3]:
-    close = st.number_input("K (close ranks)", min_value=1, max_value=min(10_000, len(space) - 1),
-                            value=min(100, len(space) - 1), key="close",
+    close = st.number_input("K (close ranks)", min_value=1, max_value=close_max, key="close",
                             help="Outputs ranked 1..K are 'close neighbours' (the paper uses K = 100).")
 mech_col, eps_col = st.columns([1.4, 2])
 with mech_col:
@@ -106,17 +130,33 @@ with mech_col:
 with eps_col:
     epsilon = ui.epsilon_slider(help=embedding_ui.WORD_EPSILON_HELP)
 seed = int(st.session_state["seed"])
-st.query_params.update({"word": word or "", "epsilon": f"{epsilon:g}", "seed": str(seed)})
 
 if not word:
     st.info("Type a word to start.")
     st.stop()
-if word not in space:
+if word not in space:  # named (with a hint for a capital); the link is written once the word is found
     try:
         space.index(word)
     except ValueError as exc:
         st.error(str(exc))
     st.stop()
+
+# The controls of the sections below (drawn later): their values from their state, their defaults from this view
+attack_counts = [n for n in ATTACK_CANDIDATES if n <= len(space)] or [len(space)]
+default_count = max(n for n in attack_counts if n <= 2_000) if attack_counts[0] <= 2_000 else attack_counts[0]
+if st.session_state.get("nr_attack_candidates") not in attack_counts:  # e.g. a link's 5,000 in a smaller vocabulary
+    st.session_state["nr_attack_candidates"] = default_count
+for name in ("average_mechanisms", "frontier_mechanisms"):
+    st.session_state.setdefault(KEYS[name], [mechanism[0]])
+values = {**take_home.embedding_values(space, seed), "word": word, "epsilon": float(epsilon), "samples": samples,
+          "close": int(close), "mechanism": mechanism[0],
+          **{s.name: st.session_state.get(KEYS[s.name], s.default) for s in PARAMETER_SETTINGS},
+          **{f"{mechanism[0]}.{pname}": value for pname, value in mechanism[1]},
+          **{name: st.session_state[KEYS[name]] for name in ("average_words", "candidates", "prior", "target")},
+          **{name: tuple(st.session_state[KEYS[name]]) or None  # none chosen: None (an empty list in a link)
+             for name in ("average_mechanisms", "frontier_mechanisms")}}
+take_home.share(SETTINGS, values)
+charts = []  # the page's figures, in order: the report draws them again
 
 try:
     result = cached_rank_experiment(space, key, mechanism, word, epsilon, samples, int(close), seed)
@@ -135,11 +175,9 @@ for col, name, label in zip(cols, ("original", "close", "distant"),
 left, right = st.container(), st.container()
 with left:
     what = "Exact output law" if result.exact else f"Ranks of {samples:,} outputs"
-    st.plotly_chart(
-        figures.rank_histogram(*result.rank_distribution(), len(space), int(close), exact=result.exact,
-                               title=f"{what} for “{word}” at ε = {epsilon:g}"),
-        key="rank_histogram",
-    )
+    charts.append(figures.rank_histogram(*result.rank_distribution(), len(space), int(close), exact=result.exact,
+                                         title=f"{what} for “{word}” at ε = {epsilon:g}"))
+    st.plotly_chart(charts[-1], key="rank_histogram")
     plotly_warmup.empty()
 with right:
     st.markdown("**Most probable outputs**" if result.exact else "**Most frequent outputs**")
@@ -160,7 +198,7 @@ with right:
                        mime="application/json")
 
 st.subheader("Across ε")
-curve_samples = 300
+curve_samples = CURVE_SAMPLES
 curve_work = (key, mechanism, word, CURVE_EPSILONS, curve_samples, int(close), seed)
 curve_seconds = cached_curve_seconds(space, key, mechanism, word, CURVE_EPSILONS, curve_samples)
 sweeps = []
@@ -185,9 +223,9 @@ with st.expander("Average over random words (the paper's Figs. 2, 8, 9) — comp
     # the picker on a row of its own: in a third of the row its tags were cut off at 1024 pixels
     c1 = st.container()
     c2, c3 = st.columns([1.5, 1], vertical_alignment="bottom")
-    compare = c1.multiselect("Mechanisms", list(MECHANISMS), default=[mechanism[0]], max_selections=4,
-                             key="fig2_mechanisms", format_func=lambda n: figures.short_label(MECHANISMS[n].label))
-    n_words = c2.select_slider("Words", [50, 100, 200, 500, 1_000, 2_000, 5_000], value=200, key="fig2_words",
+    compare = c1.multiselect("Mechanisms", list(MECHANISMS), max_selections=MAX_COMPARED, key="fig2_mechanisms",
+                             format_func=lambda n: figures.short_label(MECHANISMS[n].label))
+    n_words = c2.select_slider("Words", AVERAGE_WORDS, key="fig2_words",
                                help="The paper uses 5,000 words; more words = smaller error bands, longer wait.")
     c3.button("Compute the average", type="primary", on_click=lambda: st.session_state.update(
         fig2=(tuple(st.session_state["fig2_mechanisms"]), int(st.session_state["fig2_words"]),
@@ -198,7 +236,7 @@ with st.expander("Average over random words (the paper's Figs. 2, 8, 9) — comp
         for mech_name in names:
             spec = mechanism if mech_name == mechanism[0] else (mech_name, ())
             label = MECHANISMS[mech_name].label
-            sweep = cached_sweep(space, key, spec, n_words_run, FIG2_EPSILONS, close_run, seed_run, label)
+            sweep = cached_sweep(space, key, spec, n_words_run, AVERAGE_EPSILONS, close_run, seed_run, label)
             averages.append((f"{label}, {n_words_run:,} random words" if len(names) > 1
                              else f"average over {n_words_run:,} random words", sweep))
         sweeps.extend(averages)
@@ -215,9 +253,9 @@ if len(labels) > 1:
                            help="Three lines each (original, close, distant); more than two sets crowd the chart.")
 hidden = len(labels) - len([label for label in labels if label in shown])
 if sweeps:  # (none before the curve is asked for, unless the averages below are computed)
-    st.plotly_chart(figures.proportions_vs_epsilon(sweeps, title="Proportions of outputs against ε",
-                                                   chosen_epsilon=epsilon, shown=shown or labels[:1]),
-                    key="proportions_vs_epsilon")
+    charts.append(figures.proportions_vs_epsilon(sweeps, title="Proportions of outputs against ε",
+                                                 chosen_epsilon=epsilon, shown=shown or labels[:1]))
+    st.plotly_chart(charts[-1], key="proportions_vs_epsilon")
     st.caption(f"Dotted line: the chosen ε = {epsilon:g}. Colour: the outcome; dash: the curve set. Bands: ±2 "
                "standard errors." + (f" {hidden} of {len(labels)} curve sets hidden: choose them above the chart."
                                      if hidden else ""))
@@ -225,16 +263,16 @@ if sweeps:  # (none before the curve is asked for, unless the averages below are
 # ---------------------------------------------------------------------------------------------
 # Attacker's view (issue 23): what somebody who sees one sanitised word learns. One privlib call per
 # result (privlib.words.attacks); work whose estimate is over ui.AUTOMATIC_SECONDS runs on request.
-ATTACK_CANDIDATES = [100, 200, 500, 1_000, 2_000, 5_000]
-ATTACK_FRONTIER_MAX = 4
 
 
-@st.cache_data(show_spinner="Estimating the time of the attack …", max_entries=64)
+@st.cache_data(show_spinner=False, max_entries=64)
 def cached_attack_seconds(_space, space_key, mechanisms, epsilons, count, prior, close, bound):
+    """`attack_seconds` from the stored kernel costs (``timed=False``): the decision whether an attack starts by
+    itself times no kernel (a timing run cost a new process about a second of the first view: issue 22)."""
     from privlib.words.attacks import attack_seconds, word_candidates
 
     return attack_seconds(_space, [resolve_mechanism(m) for m in mechanisms], epsilons,
-                          candidates=word_candidates(_space, count, prior), close=close, bound=bound)
+                          candidates=word_candidates(_space, count, prior), close=close, bound=bound, timed=False)
 
 
 # a resource, not data: the exact attack keeps its likelihood, which holds the space (not worth pickling)
@@ -309,22 +347,18 @@ st.markdown(
     "on fresh ones, so a lower bound on the best attacker — for the others."
 )
 from privlib.presentation.risk import attack_vs_epsilon_chart, frontier_chart, tradeoff_chart
-from privlib.words.attacks import DEFAULT_TARGET, PRIORS, VIEW_EPSILONS, largest_epsilon_under
+from privlib.words.attacks import PRIORS, VIEW_EPSILONS, largest_epsilon_under
 
-attack_counts = [n for n in ATTACK_CANDIDATES if n <= len(space)] or [len(space)]
 ac1, ac2, ac3 = st.columns([1.6, 1.2, 1.2], vertical_alignment="bottom")
 with ac1:
-    attack_count = st.select_slider("Candidate words (the most frequent)", attack_counts,
-                                    value=max(n for n in attack_counts if n <= 2_000) if attack_counts[0] <= 2_000
-                                    else attack_counts[0], key="nr_attack_candidates",
+    attack_count = st.select_slider("Candidate words (the most frequent)", attack_counts, key="nr_attack_candidates",
                                     help="The secret word is one of these; the spec's default is 2,000.")
 with ac2:
     attack_prior = st.radio("Prior over them", list(PRIORS), key="nr_attack_prior", horizontal=True,
                             format_func=lambda p: {"uniform": "uniform", "zipf": "Zipf (1/rank)"}[p],
                             help="Zipf: the word of rank r has probability ∝ 1/r (a proxy for word frequencies).")
 with ac3:
-    attack_target = st.number_input("Attack success you accept", min_value=0.0, max_value=1.0, value=DEFAULT_TARGET,
-                                    step=0.05, format="%.2f", key="nr_attack_target",
+    attack_target = st.number_input("Attack success you accept", min_value=0.0, max_value=1.0, step=0.05, format="%.2f", key="nr_attack_target",
                                     help="Answered below as the largest ε that keeps re-identification under it.")
 attack_args = (int(attack_count), attack_prior, int(close))
 view_work = ("view", key, mechanism, epsilon, *attack_args, seed)
@@ -349,9 +383,9 @@ if view is not None:
 if view is not None and pair is not None:
     pair_attacks = {} if pair.sampled is None else {
         f"distance test ({pair.sampled.samples:,} outputs per word)": pair.sampled}
-    st.plotly_chart(tradeoff_chart(pair.bound, exact=pair.exact, attacks=pair_attacks,
-                                   title=f"Telling “{pair.word}” from “{pair.other}” at ε = {epsilon:g}"),
-                    key="nr_attack_tradeoff")
+    charts.append(tradeoff_chart(pair.bound, exact=pair.exact, attacks=pair_attacks,
+                                 title=f"Telling “{pair.word}” from “{pair.other}” at ε = {epsilon:g}"))
+    st.plotly_chart(charts[-1], key="nr_attack_tradeoff")
     st.caption(
         (f"Any test that sees one output and says “{pair.word}” or “{pair.other}” (its nearest neighbour) stays on or "
          "under the black line, the guarantee's limit (" + pair.guarantee + ")" if pair.bound is not None else
@@ -375,7 +409,7 @@ if attack_curve_result is not None:
     exact_attack = attack_curve_result.exact[0]
     bound_values = attack_curve_result.bound
     guaranteed = bool(np.isfinite(bound_values).all())
-    st.plotly_chart(attack_vs_epsilon_chart(
+    charts.append(attack_vs_epsilon_chart(
         attack_curve_result.epsilons,
         {("Bayes attack (exact)" if exact_attack else "sampled attack"): (
             attack_curve_result.success[0], None if exact_attack else attack_curve_result.success_se[0]),
@@ -383,7 +417,8 @@ if attack_curve_result is not None:
                                      None if exact_attack else attack_curve_result.guess_output_se[0])},
         bound=bound_values if guaranteed else None, baseline=attack_curve_result.prior_baseline,
         chosen_epsilon=epsilon, y_title="re-identification success",
-        title=f"Re-identification against ε: {figures.short_label(attack_label)}"), key="nr_attack_vs_epsilon")
+        title=f"Re-identification against ε: {figures.short_label(attack_label)}"))
+    st.plotly_chart(charts[-1], key="nr_attack_vs_epsilon")
     st.caption(
         "Left = smaller ε = more privacy. "
         + ("Black: the guarantee's bound for every attacker (the dual bound over the candidates); " if guaranteed
@@ -399,8 +434,7 @@ else:
 with st.expander("Frontier: attack success against utility, mechanism by mechanism", expanded=False):
     st.markdown("ε values compare only within the Euclidean d_X family; the frontier compares mechanisms by what "
                 "they give (close-neighbour outputs, the utility) against what they leak (re-identification).")
-    frontier_names = st.multiselect("Mechanisms", list(MECHANISMS), default=[mechanism[0]],
-                                    max_selections=ATTACK_FRONTIER_MAX, key="nr_attack_frontier_mechanisms",
+    frontier_names = st.multiselect("Mechanisms", list(MECHANISMS), max_selections=MAX_COMPARED, key="nr_attack_frontier_mechanisms",
                                     format_func=lambda n: figures.short_label(MECHANISMS[n].label))
     frontier_specs = tuple(mechanism if n == mechanism[0] else (n, ()) for n in frontier_names)
     if frontier_specs:
@@ -412,11 +446,12 @@ with st.expander("Frontier: attack success against utility, mechanism by mechani
             frontier = attack_result(lambda: cached_attack_frontier(space, key, frontier_specs, VIEW_EPSILONS,
                                                                     *attack_args, seed))
         if frontier is not None:
-            st.plotly_chart(frontier_chart(
+            charts.append(frontier_chart(
                 {figures.short_label(frontier.labels[n]): (frontier.close[i], frontier.success[i], frontier.epsilons)
                  for i, n in enumerate(frontier.mechanisms)},
                 x_title=f"close-neighbour outputs (rank 1–{close}): utility", y_title="re-identification success",
-                baseline=frontier.prior_baseline, title="Attack success against utility"), key="nr_attack_frontier")
+                baseline=frontier.prior_baseline, title="Attack success against utility"))
+            st.plotly_chart(charts[-1], key="nr_attack_frontier")
             st.caption("Each point is one ε (hover for it). Better mechanisms sit to the right (more close-neighbour "
                        "outputs) and low (less re-identification); the dashed line is guessing without the output.")
 
@@ -424,3 +459,5 @@ with st.expander("About this mechanism"):
     chosen = resolve_mechanism(mechanism)
     st.markdown(f"**{chosen.label}.** {chosen.guarantee.text}")
     st.markdown((type(chosen).__doc__ or "").split("\n\n")[0])
+
+take_home.panel(SETTINGS, values, numbers(result), charts, KEYS, PROTECTS)

@@ -3,38 +3,42 @@ Sakuma 2017) against objective perturbation (Obj-Gauss, KST12) and output pertur
 covers a whole grid of n (of ε for the diabetes data): moving n (or ε on diabetes) reruns no sweep."""
 import streamlit as st
 
-from epsilon_lab import ui
+from epsilon_lab import take_home, ui
+from privlib.analyses.private_learning import (
+    D_CHOICES,
+    DELTA_CHOICES,
+    INFLATIONS,
+    INSIDE_RECORDS,
+    METER_NS,
+    PROTECTS,
+    R_CHOICES,
+    SETTINGS,
+    SWEEP_EPSILONS,
+    n_grid,
+    numbers,
+)
 from privlib.core.validation import duration
 from privlib.erm import attacks
 from privlib.erm.calibration import calibrate, privacy_meters
 from privlib.erm.datasets import CHOSEN_DIMENSION, DATASET_LABELS, TASK_LABELS, task_caveat
 from privlib.erm.mechanisms import METHOD_LABELS, METHODS
 from privlib.erm.sweep import (
-    DEFAULT_INFLATIONS,
     SWEEP_AXIS,
     inflation_tradeoff,
     inside_view,
     loss_for,
     metric_of,
     n_sweep,
-    sizes_within,
     sweep,
 )
 from privlib.presentation.erm import figures
 from privlib.presentation.risk import attack_vs_epsilon_chart, frontier_chart, tradeoff_chart
 
-#: The n grid of the sweep and the values of the n slider (the page caps n at 10⁵).
-NS = (100, 300, 1_000, 3_000, 10_000, 30_000, 100_000)
-#: The ε grid of a sweep over ε (the diabetes data).
-SWEEP_EPSILONS = (0.5, 1.0, 2.0, 4.0, 10.0, 30.0, 100.0)
-#: The n grid of the privacy meters (pure calibration, no training).
-METER_NS = tuple(round(10 ** (2 + k / 10)) for k in range(31))
-D_CHOICES = (1, 2, 3, 5, 10, 20, 30, 50)
-R_CHOICES = (0.25, 0.5, 1.0, 2.0, 4.0)
-INFLATIONS = tuple(float(m) for m in DEFAULT_INFLATIONS)
-INSIDE_RECORDS = 200
-DEFAULTS = {"erm_n": 10_000, "erm_dataset": "synthetic", "erm_task": "regression", "erm_d": 10, "erm_R": 1.0,
-            "erm_m": 1.0, "erm_repeats": 10, "erm_methods": list(METHODS)}
+#: The widget key of each setting (`privlib.analyses.private_learning.SETTINGS`).
+KEYS = {"epsilon": "erm_epsilon", "delta": "erm_delta", "dataset": "erm_dataset", "n": "erm_n", "task": "erm_task",
+        "d": "erm_d", "R": "erm_R", "inflate": "erm_m", "repeats": "erm_repeats", "seed": "erm_seed",
+        "methods": "erm_methods", "target": "erm_attack_target"}
+DEFAULTS = SETTINGS.defaults()
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -103,20 +107,21 @@ def cached_submission(epsilon, delta, n, d, task, R, inflate):
     return attacks.submission_risk(epsilon, delta, n=n, d=d, task=task, R=R, inflate=inflate)
 
 
-def n_grid(dataset: str) -> tuple:
-    """The n grid of the sweep and the slider: census2000 stops at its number of training records."""
-    return sizes_within(dataset, NS)
-
-
 def dataset_changed() -> None:
     """Keep the chosen n on the grid of the new dataset (Streamlit would silently reset it to 100)."""
     if st.session_state["erm_n"] not in n_grid(st.session_state["erm_dataset"]):
-        st.session_state["erm_n"] = DEFAULTS["erm_n"]
+        st.session_state["erm_n"] = DEFAULTS["n"]
 
 
 ui.start_page()
-for k, v in DEFAULTS.items():
-    st.session_state.setdefault(k, v)
+take_home.restore(SETTINGS, KEYS)  # a shared link's settings, before the widgets
+for name, key in KEYS.items():  # widgets take their value from their state: a restored setting stays
+    st.session_state.setdefault(key, DEFAULTS[name])
+st.session_state["erm_methods"] = list(st.session_state["erm_methods"])  # a restored setting is a tuple
+if st.session_state["erm_n"] not in n_grid(st.session_state["erm_dataset"]):  # e.g. a link's census2000 at 10⁵
+    st.warning(f"n = {st.session_state['erm_n']:,} is not on the {st.session_state['erm_dataset']} grid: "
+               f"n = {DEFAULTS['n']:,} is used.", icon="⚠️")
+    st.session_state["erm_n"] = DEFAULTS["n"]
 
 st.title("Private learning: input vs objective vs output perturbation")
 st.markdown(
@@ -133,7 +138,7 @@ st.caption("Tags: **[paper]** stated in the paper · **[R]** reconstructed from 
 top = st.columns([3, 2, 3], vertical_alignment="bottom")
 with top[0]:
     epsilon = ui.epsilon_slider(key="erm_epsilon", default=1.0)
-delta = ui.delta_choice("erm_delta", default=1e-6, container=top[1])
+delta = ui.delta_choice("erm_delta", default=DEFAULTS["delta"], container=top[1], options=DELTA_CHOICES)
 dataset = top[2].selectbox(
     "Dataset", list(DATASET_LABELS), format_func=DATASET_LABELS.get, key="erm_dataset", on_change=dataset_changed,
     help="Synthetic: x ~ N(0, I/d) clipped to the unit ball, y = w*ᵀx + noise. Diabetes: 442 patients, too few for a "
@@ -169,7 +174,8 @@ with st.expander("Data, model and methods", expanded=True):
              "for her own record (smaller ε_L) and a smaller model ε, at the price of accuracy."))
     repeats = int(c[1].slider("Repeats", min_value=5, max_value=50, key="erm_repeats",
                               help="Each repeat redraws the data (or the split) and the noise; curves show mean ± SD."))
-    seed = ui.seed_input("erm_seed", default=0, container=c[2], help="Same seed, same data and noise, same results.")
+    seed = ui.seed_input("erm_seed", default=DEFAULTS["seed"], container=c[2],
+                         help="Same seed, same data and noise, same results.")
     methods = st.multiselect("Methods", list(METHODS), key="erm_methods", format_func=METHOD_LABELS.get,
                              help="Input (asymptotic match) is the paper's infinite-n match [R]: a teaching curve, "
                                   "NOT a guarantee.")
@@ -178,6 +184,10 @@ if not methods:
     st.info("Choose at least one method.")
     st.stop()
 methods = tuple(m for m in METHODS if m in methods)
+values = {"epsilon": float(epsilon), "delta": float(delta), "dataset": dataset, "n": n_choice, "task": task,
+          "d": d_choice, "R": R, "inflate": inflate, "repeats": repeats, "seed": int(seed), "methods": methods,
+          "target": float(st.session_state["erm_attack_target"])}  # its widget is drawn further down
+take_home.share(SETTINGS, values)
 
 try:
     if by_epsilon:
@@ -228,10 +238,18 @@ if not cal.valid:
                "back to the asymptotic match, which is not a guarantee.", icon=":material/block:")
 
 # ---------------------------------------------------------------- 1. utility
+charts = []  # the page's figures, in order: the report draws them again
+
+
+def show_chart(figure, key: str) -> None:
+    charts.append(figure)
+    st.plotly_chart(figure, key=key)
+
+
 metric_name = figures.METRIC_NAMES[metric_of(result)]
 if by_epsilon:
     st.subheader(f"Test {metric_name} against ε (n = {n:,})")
-    st.plotly_chart(figures.sweep_metric_chart(
+    show_chart(figures.sweep_metric_chart(
         result, chosen_epsilon=epsilon,
         title=f"{TASK_LABELS[task]} on {dataset}: mean ± SD over {repeats} random 80/20 splits"), key="erm_metric")
     st.caption(f"With only n = {n:,} training records a curve over n is meaningless, so ε varies instead (beyond the "
@@ -241,7 +259,7 @@ if by_epsilon:
                "calibration is invalid at that ε: with so few records it needs a larger ε than Obj-Gauss or Output.")
 else:
     st.subheader(f"Test {metric_name} against n at ε = {epsilon:g}")
-    st.plotly_chart(figures.sweep_metric_chart(
+    show_chart(figures.sweep_metric_chart(
         result, chosen=n, invalid_below=cal.min_n if "input_safe" in methods and cal.min_n > min(n_options) else None,
         title=f"{TASK_LABELS[task]} on {dataset} (d = {d}): mean ± SD over {repeats} repeats"), key="erm_metric")
     caveat = task_caveat(dataset, task)
@@ -256,7 +274,7 @@ else:
                    "that does no better has learnt nothing usable.")
 
 st.subheader("Excess empirical risk")
-st.plotly_chart(figures.sweep_excess_chart(result, chosen=None if by_epsilon else n,
+show_chart(figures.sweep_excess_chart(result, chosen=None if by_epsilon else n,
                                            chosen_epsilon=epsilon if by_epsilon else None,
                                            title="E[J(w_priv)] − J(ŵ) on the training data, log–log"), key="erm_excess")
 st.caption(("The paper proves that the excess risk of Input and Obj-Gauss falls at the rate O(1/n) for fixed ε "
@@ -268,7 +286,7 @@ st.caption(("The paper proves that the excess risk of Input and Obj-Gauss falls 
 
 # ---------------------------------------------------------------- 3. the two meters
 st.subheader("Two privacy meters: the model and one contributor")
-st.plotly_chart(figures.meters_chart(
+show_chart(figures.meters_chart(
     meters, epsilon, chosen_n=n, title=f"Safe calibration at ε = {epsilon:g}, δ = {delta:g}, d = {d}, m = {inflate:g}"),
     key="erm_meters")
 st.caption("Blue: the published model's ε from the accountant — fixed at or below the target ε whatever n "
@@ -285,7 +303,7 @@ if cal.valid:
     except ValueError as exc:
         st.error(str(exc))
     else:
-        st.plotly_chart(figures.tradeoff_chart(
+        show_chart(figures.tradeoff_chart(
             tradeoff, chosen_m=inflate,
             title=f"Input (safe calibration) at n = {n:,}, ε = {epsilon:g}: one point per m, {repeats} repeats"),
             key="erm_tradeoff")
@@ -299,7 +317,7 @@ else:
 st.subheader("Inside view: what the database receives")
 view = cached_inside_view(dataset, epsilon, delta, n, d, seed, inflate, task, R)
 if view.valid:
-    st.plotly_chart(figures.view_chart(
+    show_chart(figures.view_chart(
         view, title=f"{view.n_records} contributors, noise calibrated for the agreed n = {n:,}"), key="erm_inside")
     # the first coordinate and two decimals: seven columns of three coordinates did not fit at 1024 pixels
     st.dataframe(figures.view_rows(view, coordinates=1, digits=2), hide_index=True, key="erm_inside_table",
@@ -313,7 +331,7 @@ else:
 
 # ---------------------------------------------------------------- 6. the explainer
 st.subheader("Why it works: the noise on a is a ridge, the noise on b a random linear term")
-st.plotly_chart(figures.calibration_explainer_chart(safe, asymptotic), key="erm_explainer")
+show_chart(figures.calibration_explainer_chart(safe, asymptotic), key="erm_explainer")
 st.markdown(
     "Summed over the n submitted records the objective becomes (eq. 5 [R])  \n"
     "J(w) + (1/n)(Σξᵢ)ᵀw + (1/n)wᵀ[Σ(ηᵢηᵢᵀ + aᵢηᵢᵀ + ηᵢaᵢᵀ)]w.\n"
@@ -356,7 +374,7 @@ if study is not None:
     shown_method = st.selectbox("Method on the chart", valid, format_func=METHOD_LABELS.get, key="erm_attack_method",
                                 index=valid.index("input_safe") if "input_safe" in valid else 0)
     chosen = study.at(shown_method, epsilon)
-    st.plotly_chart(tradeoff_chart(
+    show_chart(tradeoff_chart(
         chosen.bound, attacks={m.label: m for m in chosen.attacks.values()}, log_fpr=True,
         title=f"{chosen.label} at ε = {epsilon:g}, n = {attack_n:,}: {study.games:,} games"), key="erm_attack_roc")
     tail = ("TPR at 1 % FPR is measured from 10⁴ non-member scores" if study.games >= attacks.ROC_MIN_NONMEMBERS
@@ -390,7 +408,7 @@ if curve is not None:
     private = [m for m in curve.methods if m != "non_private"]
     bound_method = "obj_gauss" if "obj_gauss" in private else private[0]
     bounds = [r.bound_success for r in curve.results[bound_method]]
-    st.plotly_chart(attack_vs_epsilon_chart(
+    show_chart(attack_vs_epsilon_chart(
         curve_epsilons, {METHOD_LABELS[m]: curve.series(m) for m in private}, bound=bounds, baseline=0.5,
         chosen_epsilon=epsilon, y_title="success in naming the member",
         bound_name="the (ε, δ) guarantee's bound (output perturbation's pure ε: slightly lower)",
@@ -406,12 +424,12 @@ if curve is not None:
         y_title="success in naming the member", baseline=0.5, baseline_name="guessing (50 %)",
         title="Attack success against utility, one point per ε")
     frontier.update_xaxes(type="log")  # the excess risk spans orders of magnitude over the ε grid
-    st.plotly_chart(frontier, key="erm_attack_frontier")
+    show_chart(frontier, key="erm_attack_frontier")
     st.caption("Each point is one ε of the grid (hover for it): lower is more private, further left more useful. "
                "ε values are comparable within one method; across methods compare the points themselves.")
 
 target = st.number_input("Attack success you accept (naming the member of a pair)", min_value=0.5, max_value=1.0,
-                         value=0.6, step=0.01, format="%.2f", key="erm_attack_target",
+                         step=0.01, format="%.2f", key="erm_attack_target",
                          help="50 % is guessing; the answer is the largest ε of the grid that keeps the attack under it.")
 for method in ("input_safe", "obj_gauss", "output"):
     answer = attacks.largest_epsilon_under(target, curve_epsilons, method, delta=delta, n=attack_n, d=attack_d,
@@ -438,3 +456,5 @@ st.download_button("Sweep results (CSV)", result.to_csv(), file_name="private-le
                    key="erm_download_csv")
 st.download_button("Sweep results (JSON)", result.to_json(), file_name="private-learning-sweep.json",
                    mime="application/json", key="erm_download_json")
+
+take_home.panel(SETTINGS, values, numbers(result, safe, n), charts, KEYS, PROTECTS)

@@ -10,7 +10,7 @@ from epsilon_lab import ui
 from privlib.core.validation import duration
 from privlib.presentation.projections import figures
 from privlib.presentation.projections.corrections import PAPER_CORRECTIONS
-from privlib.presentation.risk import attack_vs_epsilon_chart, tradeoff_chart
+from privlib.presentation.risk import attack_vs_epsilon_chart, frontier_chart, tradeoff_chart
 from privlib.projections import attacks
 from privlib.projections import sweep as rp_sweep
 from privlib.projections.datasets import DATASET_LABELS, FIXED_DIMENSIONS, load_dataset_at
@@ -285,8 +285,9 @@ st.caption(f"To answer in seconds, the page sweeps {len(DEFAULT_MECHANISMS)} mec
            "variances below only when you switch that check on.")
 
 st.subheader(f"At ε = {epsilon:g}")
-# a static table: its cells wrap, so every column fits a small window (a data grid scrolls sideways)
-st.table(figures.mechanism_table(rp_sweep.table_rows(result, epsilon), metric), hide_index=True)
+# a static table: its cells wrap, so every column fits a small window (a data grid scrolls sideways); Markdown,
+# not st.table, which imports pandas (about half a second of the first view)
+st.markdown(figures.markdown_table(figures.mechanism_table(rp_sweep.table_rows(result, epsilon), metric)))
 realised = cached_gaussian_delta2(data.p, int(k), seed, beta)
 st.caption(
     "σ: Gaussian noise per value; ε′: the privacy loss bound per bit (randomised response keeps a bit with "
@@ -386,6 +387,41 @@ st.markdown(
 )
 
 
+def attack_frontier(attacked, curves) -> None:
+    """Attack success against precision through ε (`attacks.attack_utility_frontier`): the attacked
+    mechanism's line from results the page already holds (its attack across ε and the sweep), the other
+    chosen mechanisms' on request (their exact laws: the sign ones import scipy.stats, about half a second)."""
+    others = [name for name in names if name != attacked]
+    others_seconds = sum(attacks.attribute_curve_seconds(name, p=data.p, k=int(k)) for name in others)
+    frontier_work = ("frontier", tuple(others), float(delta), dataset, p_value, int(k), beta, seed,
+                     tuple(sorted(specific.items())))
+    drawn = [curves]
+    if others and frontier_work in st.session_state.get("rp_frontier_requested", set()):
+        try:
+            drawn += [cached_attack_curves(name, float(delta), dataset, p_value,
+                                           attack_parameters(name, k, beta, seed, specific), seed, False, data)
+                      for name in others]
+        except ValueError as exc:
+            st.error(str(exc))
+    exact = all(c.attribute_exact for c in drawn)
+    st.plotly_chart(frontier_chart(
+        attacks.attack_utility_frontier(result, drawn), x_title=f"{metric} (the retrieval sweep above)",
+        y_title="attribute guessed right (prior ½)", baseline=attacks.PRIOR,
+        baseline_name="guessing without the release",
+        title="Attack success against retrieval quality, through ε"), key="rp_attack_frontier")
+    st.caption(
+        "Each point is one ε of the grid: its precision from the sweep above, and how often the best attacker "
+        + ("guesses one attribute right (exact)" if exact else "guesses one attribute right (DP-RP-L: simulated)")
+        + ". Smaller ε sits lower and further left: more privacy, less precision. Where one mechanism's line runs "
+          "to the right of another's at the same height, it gives more precision for the same attack success.")
+    if others and len(drawn) == 1:
+        st.button(f"Add the other {len(others)} chosen mechanism{'s' if len(others) > 1 else ''} to this chart "
+                  f"({'under a second' if others_seconds < 1 else 'about ' + duration(others_seconds)})",
+                  key="rp_frontier_run", on_click=ui.request,
+                  args=("rp_frontier_requested", frontier_work),
+                  help="Their attribute attacks across ε, from their exact output laws (a line each).")
+
+
 def attackers_view() -> None:
     """The attacker's view of the mechanism chosen in it; an error ends the section, not the page."""
     attacked = st.selectbox("Mechanism attacked", names, format_func=lambda n: MECHANISMS[n].label,
@@ -437,6 +473,7 @@ def attackers_view() -> None:
                    "the 50 % of guessing blind" + ("" if bound is not None else " (no guarantee: no limit drawn)")
                    + ". Read it with the retrieval chart above: the ε that keeps this low is the ε whose precision you "
                      "pay.")
+    attack_frontier(attacked, curves)
     target = st.number_input("Attack success you accept (guessing the attribute right)", min_value=0.0, max_value=1.0,
                              value=attacks.DEFAULT_TARGET, step=0.01, key="rp_attack_target",
                              help="A probability: 0.5 is guessing blind, 1 is always right.")

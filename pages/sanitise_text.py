@@ -2,17 +2,17 @@
 import numpy as np
 import streamlit as st
 
-from epsilon_lab import embedding_ui, ui
+from epsilon_lab import embedding_ui, take_home, ui
+from privlib.analyses import sanitise_text as analysis
+from privlib.analyses.sanitise_text import MAX_MECHANISMS, PROTECTS, SETTINGS
 from privlib.presentation.style import table_column
 from privlib.presentation.words.figures import short_label
 from privlib.words.mechanisms import MECHANISMS, resolve_mechanism
-from privlib.words.neighbours import DEFAULT_CLOSE
 from privlib.words.text import (
     CASE_POLICIES,
     MAX_CHARACTERS,
     NUMBER_POLICIES,
     OOV_POLICIES,
-    PAPER_EXAMPLE,
     REDACTED,
     SanitisePolicy,
     records_csv,
@@ -21,8 +21,10 @@ from privlib.words.text import (
     sanitize,
 )
 
-MAX_MECHANISMS = 3
-DEFAULT_MECHANISMS = [m for m in ("multivariate-laplace", "postprocessing-fix", "santext") if m in MECHANISMS]
+#: The widget key of each setting (`privlib.analyses.sanitise_text.SETTINGS`); a mechanism's parameter p: "san.<name>.p".
+KEYS = {"text": "san_text", "mechanisms": "san_mechanisms", "epsilon": "san_epsilon", "draw": "san_draw",
+        "oov": "san_oov", "case": "san_case", "keep_stop_words": "san_stop", "numbers": "san_numbers",
+        "close": "san_close", **{s.name: f"san.{s.name}" for s in SETTINGS.settings if "." in s.name}}
 
 
 @st.cache_data(show_spinner="Sanitising …", max_entries=64)
@@ -36,8 +38,13 @@ def resample():
     st.session_state["san_draw"] = st.session_state.get("san_draw", 0) + 1
 
 
+ui.start_page()
+take_home.restore(SETTINGS, KEYS)  # a shared link's settings, before the widgets (never the text: it stays here)
 space = embedding_ui.word_space()
 key = embedding_ui.embedding_key(space)
+defaults = {**SETTINGS.defaults(), "close": min(SETTINGS.defaults()["close"], len(space) - 1)}
+for name in ("text", "mechanisms", "oov", "case", "keep_stop_words", "numbers", "close"):
+    st.session_state.setdefault(KEYS[name], list(defaults[name]) if name == "mechanisms" else defaults[name])
 
 st.title("Sanitise text")
 st.markdown(
@@ -49,10 +56,10 @@ st.markdown(
     "original, its rank and distance."
 )
 
-text = st.text_area("Text to sanitise", value=PAPER_EXAMPLE, height=130, max_chars=MAX_CHARACTERS, key="san_text",
+text = st.text_area("Text to sanitise", height=130, max_chars=MAX_CHARACTERS, key="san_text",
                     help="Stays on this computer: it is not stored, logged or put in the page's address. "
                          "Default: the worked example of Asghar et al. (2026).")
-chosen = st.multiselect("Mechanisms to compare (up to 3)", list(MECHANISMS), default=DEFAULT_MECHANISMS,
+chosen = st.multiselect(f"Mechanisms to compare (up to {MAX_MECHANISMS})", list(MECHANISMS),
                         max_selections=MAX_MECHANISMS, format_func=lambda n: short_label(MECHANISMS[n].label),
                         key="san_mechanisms")
 c2, c3 = st.columns([4, 1], vertical_alignment="center")
@@ -81,8 +88,7 @@ with st.expander("Options: unknown words, numbers, stop words, capitals, paramet
                                                   "keep": "Keep them as typed (not protected)"}[p],
                            captions=list(NUMBER_POLICIES.values()))
         close = st.number_input("Close neighbour = rank 1 … K, K =", min_value=1,
-                                max_value=min(10_000, len(space) - 1), value=min(DEFAULT_CLOSE, len(space) - 1),
-                                key="san_close")
+                                max_value=min(10_000, len(space) - 1), key="san_close")
     mechanisms = []
     for name in chosen:
         if MECHANISMS[name].PARAMETERS:
@@ -98,6 +104,11 @@ if not mechanisms:
 
 policy = (("case", case), ("oov", oov), ("keep_stop_words", keep_stop), ("numbers", numbers))
 seed, draw = int(st.session_state["seed"]), int(st.session_state.get("san_draw", 0))
+values = {**take_home.embedding_values(space, seed), "text": text, "mechanisms": tuple(chosen),
+          "epsilon": float(epsilon), "draw": draw, "oov": oov, "case": case, "keep_stop_words": bool(keep_stop),
+          "numbers": numbers, "close": int(close),
+          **{f"{name}.{pname}": value for name, params in mechanisms for pname, value in params}}
+take_home.share(SETTINGS, values)
 results = []
 try:
     for slot, mechanism in enumerate(mechanisms):
@@ -127,16 +138,15 @@ for col, result, (name, params) in zip(columns, results, mechanisms):
 # What an attacker learns (issue 23): the sentence of Neighbour ranks' "Attacker's view" for the first
 # mechanism, here only when it is cheap (the library's estimate within SANITISE_ATTACK_SECONDS), and a link there.
 SANITISE_ATTACK_SECONDS = 0.5
-#: Above this vocabulary the attack never fits in SANITISE_ATTACK_SECONDS (20,000 words: about 15 s), so not even
-#: its estimate is made: the estimate times the kernels on the space once, about a second of the first view.
-SANITISE_ATTACK_WORDS = 5_000
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def cached_sanitise_attack_seconds(_space, space_key, mechanism, epsilon, close):
+    """`attack_seconds` from the stored kernel costs (``timed=False``): microseconds, no kernel timed, at any
+    vocabulary size (a timing run cost about a second of the first view: issue 22)."""
     from privlib.words.attacks import attack_seconds
 
-    return attack_seconds(_space, resolve_mechanism(mechanism), [epsilon], close=close)
+    return attack_seconds(_space, resolve_mechanism(mechanism), [epsilon], close=close, timed=False)
 
 
 # a resource, not data: an exact attack keeps its likelihood, which holds the space
@@ -147,8 +157,16 @@ def cached_sanitise_attack(_space, space_key, mechanism, epsilon, close, seed):
     return attacker_view(_space, resolve_mechanism(mechanism), epsilon, close=close, seed=seed)
 
 
-if len(space) <= SANITISE_ATTACK_WORDS and cached_sanitise_attack_seconds(
-        space, key, mechanisms[0], epsilon, int(close)) <= SANITISE_ATTACK_SECONDS:
+def sanitise_attack_is_cheap() -> bool:
+    """Whether the first mechanism's attack is estimated within `SANITISE_ATTACK_SECONDS`; settings the attack
+    refuses (e.g. CusText mapping fewer words than the candidates) get the link only."""
+    try:
+        return cached_sanitise_attack_seconds(space, key, mechanisms[0], epsilon, int(close)) <= SANITISE_ATTACK_SECONDS
+    except ValueError:
+        return False
+
+
+if sanitise_attack_is_cheap():
     attack = cached_sanitise_attack(space, key, mechanisms[0], epsilon, int(close), seed)
     st.markdown(f"**What an attacker learns ({short_label(MECHANISMS[mechanisms[0][0]].label)}).** {attack.sentence}")
 st.page_link(ui.PAGES / "neighbour_ranks.py", icon="➡️",
@@ -173,3 +191,5 @@ d1, d2 = st.columns(2)
 d1.download_button("Tokens (CSV)", records_csv(results), file_name=f"sanitised-eps{epsilon:g}.csv", mime="text/csv")
 d2.download_button("Results (JSON)", results_json(results, int(close)), file_name=f"sanitised-eps{epsilon:g}.json",
                    mime="application/json")
+
+take_home.panel(SETTINGS, values, analysis.numbers(results, int(close)), [], KEYS, PROTECTS)

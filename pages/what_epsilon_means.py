@@ -17,16 +17,16 @@ import streamlit as st
 from epsilon_lab import ui
 
 #: The four topics: key (the CLI's ``audit --topic`` spelling) → (title, the topic's page, its audit
-#: module, its unit of protection in a few words, what changes between two neighbouring inputs).
+#: module, what changes between two neighbouring inputs). The unit of protection is the audit module's
+#: own ``UNIT_OF_PROTECTION`` (`unit_of_protection`).
 TOPICS = {
-    "words": ("Word-level text", "neighbour_ranks.py", "privlib.words.audit", "one word",
+    "words": ("Word-level text", "neighbour_ranks.py", "privlib.words.audit",
               "one word of a text replaced by another (priced by their distance: ε·d)"),
     "projections": ("Random projections", "random_projections.py", "privlib.projections.audit",
-                    "one attribute of one vector", "one coordinate of one data vector changed by up to β"),
-    "label-dp": ("Label DP", "label_dp.py", "privlib.label_dp.audit", "one training label",
+                    "one coordinate of one data vector changed by up to β"),
+    "label-dp": ("Label DP", "label_dp.py", "privlib.label_dp.audit",
                  "the label of one training example changed (its features are public)"),
-    "erm": ("Private learning", "private_learning.py", "privlib.erm.audit", "one record",
-            "one person's record replaced by another"),
+    "erm": ("Private learning", "private_learning.py", "privlib.erm.audit", "one person's record replaced by another"),
 }
 #: The topic the audit part opens with: label DP's randomised response audits in a fraction of a second.
 AUDIT_DEFAULT_TOPIC = "label-dp"
@@ -48,9 +48,15 @@ def share(value: float) -> str:
 
 
 def audit_module(topic: str):
-    """The topic's audit module (``audit_mechanism``, ``MECHANISMS``, ``UNIT_OF_PROTECTION``), imported
-    when its topic is picked: the four together take seconds to import."""
+    """The topic's audit module (``audit_mechanism``, ``MECHANISMS``, ``UNIT_OF_PROTECTION``), imported on
+    first use (the table of units imports the four: +0.6 s on a first view after the overview, in process)."""
     return importlib.import_module(TOPICS[topic][2])
+
+
+def unit_of_protection(topic: str) -> str:
+    """The topic's unit of protection in a few words: its audit module's ``UNIT_OF_PROTECTION`` ("<unit>:
+    <the pair audited>") up to the colon."""
+    return audit_module(topic).UNIT_OF_PROTECTION.split(":", 1)[0]
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -200,10 +206,10 @@ st.markdown("The guarantee protects one **unit** — what differs between two ne
 header = st.columns([1.5, 1.5, 2.5])
 for column, text in zip(header, ("**Topic**", "**Unit of protection**", "**Two neighbouring inputs differ in**")):
     column.markdown(text)
-for title, page, _module, unit, change in TOPICS.values():
+for topic_key, (title, page, _module, change) in TOPICS.items():
     cells = st.columns([1.5, 1.5, 2.5], vertical_alignment="center")
     cells[0].page_link(ui.PAGES / page, label=title)
-    cells[1].markdown(unit)
+    cells[1].markdown(unit_of_protection(topic_key))
     cells[2].markdown(change)
 
 # ---------------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from privlib.core.validation import duration
 from privlib.presentation.words import figures
 from privlib.words.experiments import sweep
 from privlib.words.mechanisms.postprocessing import DEFAULT_C
+from privlib.words.neighbours import DEFAULT_CLOSE
 from privlib.words.theory.analogies import (
     CLOSE_1D,
     TRUE_VALUE_1D,
@@ -107,25 +108,28 @@ def frequencies_seconds(space) -> float:
     return mechanism_frequencies_seconds(space, FIG6_EPSILONS, FIG6_MECHANISM_WORDS, 1, timed=False)
 
 
-@st.cache_resource(show_spinner=False, max_entries=8)
-def fix_sweeps_in_background(_space, space_key, seed) -> embedding_ui.BackgroundLoad:
-    """Step 5's comparison (`sweep` of the two mechanisms), started in a daemon thread as soon as the page has its
-    embedding (`embedding_ui.BackgroundLoad`): it runs while steps 1–4 compute and draw — their imports, exact laws and
-    drawing leave a core free — and step 5 waits only for what is left (about a second of work on the first view,
-    issue 22). Kept for every session, as a cached result; its numbers are `sweep`'s with this seed."""
-    # The thread must import nothing (two threads importing at once is not safe: `embedding_ui.preload`): a
-    # run of the same sweep on one word at one ε, here, imports whatever its code path needs (milliseconds).
-    sweep(_space, FIX_MECHANISMS, FIX_EPSILONS[:1], repeats=1, seed=seed)
-    comparison = embedding_ui.BackgroundLoad(
-        lambda: sweep(_space, FIX_MECHANISMS, FIX_EPSILONS, repeats=FIX_WORDS, seed=seed), name="epsilon-lab-fix-sweeps")
-    comparison.start()
-    return comparison
+@st.cache_data(show_spinner=False, max_entries=8)
+def cached_fix_sweep(_space, space_key, seed):
+    """Step 5's comparison: `sweep` of the two mechanisms on `FIX_WORDS` random words (its numbers with this seed)."""
+    return ui.with_progress_bar("Comparing the mechanisms …", lambda progress: sweep(
+        _space, FIX_MECHANISMS, FIX_EPSILONS, repeats=FIX_WORDS, seed=seed, progress=progress))
+
+
+def fix_seconds(space) -> float:
+    """`epsilon_sweep_seconds` of step 5's comparison, summed over its two mechanisms, from the stored kernel costs (no
+    timing: microseconds). It starts by itself only when at most `ui.AUTOMATIC_SECONDS`: on the whole GloVe vocabulary
+    its 1,400 searches and the fix's ranking of each pivot's neighbours are about 2 s of CPU, which in the background
+    (as before) took a core from steps 1–4 on a 2-core machine (issue 22: a first view of 6.9 s)."""
+    from privlib.words.cost import epsilon_sweep_seconds
+    from privlib.words.mechanisms import resolve_mechanism
+
+    return sum(epsilon_sweep_seconds(space, FIX_EPSILONS, FIX_WORDS, resolve_mechanism(name), timed=False)
+               for name in FIX_MECHANISMS)
 
 
 space = embedding_ui.word_space()
 key = embedding_ui.embedding_key(space)
 seed = int(st.session_state["seed"])
-fix_comparison = fix_sweeps_in_background(space, key, seed)  # step 5's work, in the background from now on
 
 st.title("Why it happens")
 st.markdown(
@@ -328,8 +332,18 @@ st.markdown(
     f"with probability decreasing with its rank among the pivot's neighbours (c = {DEFAULT_C:g}). It reads only "
     "the pivot, so the privacy guarantee is unchanged, but close neighbours of the input now come out."
 )
-with st.spinner("Comparing the mechanisms …"):
-    fix_sweep = fix_comparison.result()
-st.plotly_chart(figures.proportions_vs_epsilon(
-    fix_sweep, title=f"Outputs of {fix_sweep.repeats} random words, without and with the fix"), key="why_fix")
+fix_work = ("fix", key, seed)
+fix_estimate = fix_seconds(space)
+if ui.runs_now(fix_estimate, fix_work, "why_fix_requested"):
+    fix_sweep = cached_fix_sweep(space, key, seed)
+    st.plotly_chart(figures.proportions_vs_epsilon(
+        fix_sweep, title=f"Outputs of {fix_sweep.repeats} random words, without and with the fix"), key="why_fix")
+else:
+    st.info(f"The comparison — how often {FIX_WORDS} random words come out as themselves, as one of their "
+            f"{DEFAULT_CLOSE} nearest neighbours or as a distant word, at ε from {FIX_EPSILONS[0]:g} to "
+            f"{FIX_EPSILONS[-1]:g}, without and with the fix ({2 * FIX_WORDS * len(FIX_EPSILONS):,} runs of the "
+            f"mechanisms, each a search of the whole vocabulary) — takes about {duration(fix_estimate)} here: it is "
+            "drawn when you ask, so the page answers at once.", icon=":material/schedule:")
+    st.button(f"Compare the two mechanisms on {FIX_WORDS} words (about {duration(fix_estimate)})", key="why_fix_run",
+              type="primary", on_click=ui.request, args=("why_fix_requested", fix_work))
 st.page_link(ui.PAGES / "neighbour_ranks.py", label="Try both mechanisms on any word in Neighbour ranks", icon="➡️")

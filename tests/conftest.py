@@ -6,11 +6,12 @@ Fixtures are lazy: a test file that uses none of them pays nothing.
 """
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
 from privlib.words.embeddings import EmbeddingSpace
-
 
 #: `privlib.words.cost.KERNEL_NANOSECONDS_VARIABLE` (spelt out: another topic's tests need not import
 #: the cost model; tests/cli/test_cli_long_work.py checks the two agree) and its value during tests:
@@ -31,6 +32,33 @@ def fixed_kernel_costs():
         # page starts every sweep and heat map by itself whatever the load (the buttons: test_control_speed_label_dp.py)
         patch.setenv("PRIVLIB_LABEL_DP_SECONDS", "1e-6")
         yield
+
+
+def pytest_xdist_auto_num_workers(config):
+    """``-n auto`` (pyproject's addopts): a worker per core for the suite or a folder of it, but one
+    process when the command line names test files or tests: starting the workers (each imports the
+    libraries again) costs more than a run of a few files saves. ``-n 2`` (or the variable
+    PYTEST_XDIST_AUTO_NUM_WORKERS) asks for workers whatever the arguments."""
+    named = [arg for arg in config.args if "::" in arg or arg.split("::")[0].endswith(".py")]
+    if named and not os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return 0
+    return None  # xdist's own count: the cores this process may use
+
+
+#: The pytest-xdist group of the browser tests (``-m browser``; pyproject's addopts run the suite on
+#: every core with ``--dist loadgroup``).
+BROWSER_GROUP = "browser"
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the group marks
+def pytest_collection_modifyitems(config, items):
+    """The browser tests run one after another on one worker: each starts a Streamlit server and
+    Chromium (two processes of their own), so two of them at once on a 2-core machine, each beside
+    the other worker's tests, would wait on each other within their time limits. The other worker
+    runs the rest of the suite meanwhile."""
+    for item in items:
+        if item.get_closest_marker("browser") is not None:
+            item.add_marker(pytest.mark.xdist_group(BROWSER_GROUP))
 
 
 def brute_force_nearest(vectors, points, chunk_bytes: int = 32 * 2**20) -> np.ndarray:
@@ -164,3 +192,17 @@ def dask_client():
 
     with open_client(workers=2) as client:
         yield client
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's chromium (/usr/bin/chromium) through Playwright, one per test module of tests/app (whose
+    browser.py it uses); never a downloaded browser."""
+    from browser import CHROMIUM, CHROMIUM_ARGS, require_chromium  # tests/app/browser.py
+    from playwright.sync_api import sync_playwright
+
+    require_chromium()
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield b
+        b.close()

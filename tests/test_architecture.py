@@ -46,6 +46,10 @@ PLANTED = [
     ("privlib/presentation/style.py", "import privlib.presentation.erm.figures", "presentation"),
     # the attacker's-view figures every topic shares sit below the topics' figures
     ("privlib/presentation/risk.py", "import privlib.presentation.label_dp.figures", "presentation"),
+    # a page's analysis sits above the figures and below the command line; its settings below the page modules
+    ("privlib/presentation/style.py", "import privlib.analyses.settings", "privlib layers"),
+    ("privlib/analyses/code.py", "import privlib.cli.common", "privlib layers"),
+    ("privlib/analyses/settings.py", "import privlib.analyses.noisy_dot_product", "analyses"),
 ]
 
 

@@ -12,6 +12,7 @@ and SIGHUP end a command with one line and exit code 128 + the signal's number, 
 from __future__ import annotations
 
 import argparse
+import sys
 
 from privlib.cli import audit, corpus, erm, label_dp, projections, risk, words
 from privlib.cli.common import (
@@ -25,6 +26,7 @@ from privlib.cli.common import (
     stopped,
     usage_error,
 )
+from privlib.cli.settings import add_settings_option, apply_settings_file, note_unused, page_commands, settings_path
 
 #: Each topic's commands, in the order ``--help`` lists them. A new topic adds its module here.
 TOPIC_COMMANDS: tuple[tuple[Command, ...], ...] = (
@@ -56,11 +58,16 @@ def build_parser(prog: str = PROG, epilog: str | None = None) -> argparse.Argume
     ``prog`` names the command in help and errors; ``epilog`` ends the top-level help."""
     parser = Parser(prog=prog, description="Epsilon Lab: differential privacy experiments (word-level text, random projections, label DP, private learning).", epilog=epilog)
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+    with_settings = page_commands()
+    parser.command_parsers = {}
     for command in commands():
         p = sub.add_parser(command.name, help=command.help, description=command.description)
         command.add_arguments(p)
         add_json_flag(p)
+        if command.name in with_settings:
+            add_settings_option(p)
         p.set_defaults(command=command)  # replaces the name the subparsers action stores
+        parser.command_parsers[command.name] = p
     return parser
 
 
@@ -68,7 +75,16 @@ def main(argv=None, prog: str = PROG, epilog: str | None = None) -> int:
     """Run ``python -m privlib`` with ``argv`` (default: ``sys.argv[1:]``); the exit code.
     ``prog`` and ``epilog``: as in `build_parser`."""
     try:
-        args = build_parser(prog, epilog).parse_args(argv)
+        argv = sys.argv[1:] if argv is None else list(argv)
+        parser = build_parser(prog, epilog)
+        unused = []
+        if argv and argv[0] in parser.command_parsers and settings_path(argv[1:]) is not None:
+            if argv[0] not in page_commands():
+                raise ValueError(f"{argv[0]} takes no --settings file (the commands that do: "
+                                 f"{', '.join(sorted(page_commands()))}).")
+            unused = apply_settings_file(settings_path(argv[1:]), argv[0], parser.command_parsers[argv[0]])
+        args = parser.parse_args(argv)
+        note_unused(argv[0], unused)
         command: Command = args.command
         refuse_empty_values(args)
         with stop_on_signals():  # SIGTERM and SIGHUP end the command as Ctrl-C does: cleanup runs

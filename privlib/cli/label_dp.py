@@ -388,7 +388,9 @@ def add_label_attack_arguments(parser) -> None:
 
 def run_label_attack(args) -> dict:
     """Attack (a) at every ε (exact; `noisy_label_attacks`) and attacks (b), (c) (`model_attack`) over
-    ``--repeats`` runs; with ``--target`` the largest ε of the grid under it (`largest_epsilon_under`)."""
+    ``--repeats`` runs; with ``--target`` the largest ε of the grid under it
+    (`privlib.core.risk.largest_epsilon_under`: the prefix of the grid, measured + 2 SE)."""
+    from privlib.core.risk import largest_epsilon_under
     from privlib.label_dp import attacks
     from privlib.label_dp.sweep import fit_seconds
 
@@ -418,10 +420,10 @@ def run_label_attack(args) -> dict:
         attacked = args.mode if measured.defined(args.mode) else "baseline"
         result["target"] = {
             "target": args.target, "mode": attacked,
-            "noisy_label_bound": attacks.largest_epsilon_under(args.target, grid, [a.bound for a in noisy]),
-            "model_bound": attacks.largest_epsilon_under(args.target, grid, measured.bound(attacked)),
-            "model_measured": attacks.largest_epsilon_under(args.target, grid, measured.success(attacked),
-                                                            measured.standard_error(attacked))}
+            "noisy_label_bound": largest_epsilon_under(args.target, grid, [a.bound for a in noisy]),
+            "model_bound": largest_epsilon_under(args.target, grid, measured.bound(attacked)),
+            "model_measured": largest_epsilon_under(args.target, grid, measured.success(attacked),
+                                                    measured.standard_error(attacked))}
     return result
 
 

@@ -834,6 +834,75 @@ def metric_reidentification_bounds(prior, distances, epsilon: float, lp: bool = 
 
 
 # ---------------------------------------------------------------------------------------------
+# choosing ε for an attack target
+
+
+#: Standard errors added to a measured attack success before it is compared with a target: + 2 SE,
+#: about a one-sided 97.7 % upper limit for a normal estimate (the ±2 SE of every attacker's view).
+TARGET_STANDARD_ERRORS = 2.0
+
+
+def largest_epsilon_under(target: float, epsilons, successes, standard_errors=None, *,
+                          z: float = TARGET_STANDARD_ERRORS) -> float | None:
+    """The largest ε of the grid ``epsilons`` (any order) that keeps an attack at most ``target``: the
+    largest grid ε such that at it **and at every smaller grid ε** the attack's success — the exact value
+    (a bound, an exact Bayes success: ``standard_errors`` None or 0), or the measured success plus ``z``
+    standard errors — is at most ``target`` (equality meets it). None when even the smallest ε of the grid
+    misses it. A NaN or None success (an ε where the attack is undefined) or a NaN standard error never
+    meets it. The one rule of every page, command and Choose epsilon.
+
+    Why the prefix and not "any grid ε under the target": a measured success need not be monotone in ε
+    (sampling error; a sampled attack refitted at each ε), so past the true crossing a measured curve
+    can dip back under the target by chance, and the more grid points past it, the likelier such a dip
+    (a multiple-comparisons error). Requiring every smaller ε to pass too means a dip after a failure
+    never counts, and the answer is a whole range [smallest ε, answer] in which the attack stayed under
+    the target. Adding z SE (not taking the estimate) makes a measured answer cautious: at each ε the true
+    success is under the measured one + 2 SE with about 97.7 % confidence (normal approximation; the
+    spec's ±2 SE); ``z`` = −2 gives the optimistic end of the ±2 SE range (never the answer). Where the success is an upper bound on every
+    attacker (the guarantee's), the answer holds for every attacker; where it is one attack's success,
+    only for that attack (a lower bound on the best attacker's).
+
+    ValueError (saying what to give) for a target outside [0, 1], an empty or repeated grid, an ε that is
+    not a finite number ≥ 0, successes or standard errors not one per ε, or a negative standard error."""
+    target = check_range(target, "target (the attack success you accept)", low=0.0, high=1.0)
+    z = check_range(z, "z (standard errors added to a measured success)")
+    try:
+        grid = None if isinstance(epsilons, (str, bytes)) else np.atleast_1d(np.asarray(epsilons, dtype=object))
+    except (TypeError, ValueError):
+        grid = None
+    if grid is None or grid.ndim != 1 or grid.size == 0:
+        raise ValueError(f"epsilons must be a non-empty flat list of numbers (the grid), got {shown(epsilons)}.")
+    grid = np.array([check_epsilon(e, allow_zero=True) for e in grid.tolist()], dtype=np.float64)
+    if np.unique(grid).size != grid.size:
+        raise ValueError(f"epsilons must be distinct (each grid ε once), got {shown(epsilons)}.")
+    values = _per_epsilon(successes, grid.size, "successes")
+    if standard_errors is not None:
+        se = _per_epsilon(standard_errors, grid.size, "standard_errors")
+        if np.any(se < 0):
+            raise ValueError(f"standard_errors must be at least 0, got {shown(standard_errors)}.")
+        values = values + z * se
+    best = None
+    for i in np.argsort(grid, kind="stable"):
+        if not values[i] <= target:  # NaN fails too
+            break
+        best = float(grid[i])
+    return best
+
+
+def _per_epsilon(values, size: int, name: str) -> np.ndarray:
+    """``values`` as a float64 array of one value per grid ε (None → NaN), or a ValueError naming ``name``."""
+    try:
+        array = None if isinstance(values, (str, bytes)) else np.atleast_1d(np.asarray(
+            [np.nan if v is None else v for v in np.atleast_1d(np.asarray(values, dtype=object)).tolist()],
+            dtype=np.float64))
+    except (TypeError, ValueError):
+        array = None
+    if array is None or array.shape != (size,):
+        raise ValueError(f"{name} must hold one number per epsilon ({size}), got {shown(values)}.")
+    return array
+
+
+# ---------------------------------------------------------------------------------------------
 # all the attack terms of one guarantee
 
 
@@ -879,6 +948,7 @@ __all__ = [
     "METRIC_CANDIDATES_MAX",
     "MU_MAX",
     "REPORTED_FPRS",
+    "TARGET_STANDARD_ERRORS",
     "DPCurve",
     "DeltaForPeople",
     "FinitePairCurve",
@@ -893,6 +963,7 @@ __all__ = [
     "dp_loss_tail",
     "gdp_reidentification_bound",
     "group_guarantee",
+    "largest_epsilon_under",
     "metric_closed_form",
     "metric_dual_bound",
     "metric_reidentification_bounds",

@@ -68,6 +68,7 @@ from scipy.special import betainc, chdtr, ndtr, ndtri
 from privlib.core.mechanism import Guarantee
 from privlib.core.noise import laplace_noise
 from privlib.core.risk import TradeoffCurve, percent, tradeoff_curve
+from privlib.core.risk import largest_epsilon_under as largest_epsilon_under_grid
 from privlib.core.sweep import Progress, child_rng
 from privlib.core.validation import (
     check_delta,
@@ -773,7 +774,9 @@ def largest_epsilon_under(target: float, epsilons, method: str, *, basis: str = 
     of the time: by the guarantee's bound (``basis="bound"``: for every attacker; from ``delta``, ``n``,
     ``d``, ``task``, ``R``, or from ``study`` when given) or by the strongest measured attack plus 2 SE
     (``basis="measured"``: what these attacks achieve — a weaker statement; needs ``study``, whose ε grid is
-    then used)."""
+    then used). The rule of every topic, `privlib.core.risk.largest_epsilon_under`: the largest ε at which,
+    and at every smaller ε of the grid, the success stays under the target; an ε where the method gives no
+    model (input perturbation below its smallest valid n) is no choice and is left out of the grid."""
     target = check_probability(target, "target (the attack success you accept)")
     if basis not in ("bound", "measured"):
         raise ValueError(f"basis must be 'bound' or 'measured', got {shown(basis)}.")
@@ -781,23 +784,25 @@ def largest_epsilon_under(target: float, epsilons, method: str, *, basis: str = 
         if method not in study.methods:
             raise ValueError(f"{shown(method)} is not in this study: {', '.join(study.methods)}.")
         epsilons = study.epsilons
-        values = []
+        values, ses = [], []
         for result in study.results[method]:
             best = result.strongest()
             if basis == "bound":
                 values.append(None if not result.valid else
                               1.0 if result.bound_success is None else result.bound_success)
+                ses.append(0.0)
             else:
-                values.append(None if best is None else best.success + 2 * best.success_se)
+                values.append(None if best is None else best.success)
+                ses.append(0.0 if best is None else best.success_se)
     elif basis == "measured":
         raise ValueError("The measured answer needs a study: pass study=membership_study(...).")
     else:
         epsilons = check_game_settings(epsilons, delta, n, d, 10, task, R, 0, (method,))[0]
         values = bound_successes(epsilons, method, delta, n=n, d=d, task=task, R=R)
-    found = None
-    for epsilon, value in zip(epsilons, values):
-        if value is not None and value <= target:
-            found = epsilon
+        ses = [0.0] * len(values)
+    usable = [i for i, value in enumerate(values) if value is not None]
+    found = None if not usable else largest_epsilon_under_grid(
+        target, [epsilons[i] for i in usable], [values[i] for i in usable], [ses[i] for i in usable])
     label = METHOD_LABELS[method]
     grid = ", ".join(f"{e:g}" for e in epsilons)
     what = "the guarantee keeps every attacker" if basis == "bound" else "the measured attacks (+ 2 SE) stay"

@@ -46,7 +46,8 @@ are public under label DP) and names one class. Three attackers:
     attacker more: a measured success above it would be a real violation, not noise in s_ref.
 
 `plain sentences` for the page and the CLI (`noisy_label_sentence`, `model_attack_sentence`,
-`target_sentence`), `largest_epsilon_under` over an ε grid, the time estimate
+`target_sentence`, for the answer of `privlib.core.risk.largest_epsilon_under` over an ε grid: the one
+rule of every topic), the time estimate
 (`model_attack_seconds`) and the refusal of long work (``allow_long``), progress
 (``progress(fraction, message)``) and one ``seed``.
 """
@@ -537,30 +538,6 @@ def model_attack_sentence(result: ModelAttack, epsilon: float, mode: str = "base
 # choosing ε for a target
 
 
-def largest_epsilon_under(target: float, epsilons, successes, standard_errors=None) -> float | None:
-    """The largest ε of the grid ``epsilons`` at which the attack stays at or under ``target`` — at
-    that ε and at every smaller ε of the grid (so a noisy dip at a large ε does not count) — or None
-    when even the smallest fails. ``successes``: one per ε (a bound, or a measured success); with
-    ``standard_errors`` the measured success + 2 SE must stay under the target. NaN never passes."""
-    target = check_range(target, "target (the attack success you accept)", low=0.0, high=1.0)
-    grid = _epsilon_grid(epsilons)
-    values = np.asarray(successes, dtype=np.float64)
-    if values.shape != grid.shape:
-        raise ValueError(f"successes must hold one value per epsilon ({grid.size}), got shape {values.shape}.")
-    if standard_errors is not None:
-        se = np.asarray(standard_errors, dtype=np.float64)
-        if se.shape != grid.shape:
-            raise ValueError(f"standard_errors must hold one value per epsilon ({grid.size}), got shape {se.shape}.")
-        values = values + INTERVAL_Z * se
-    order = np.argsort(grid, kind="stable")
-    best = None
-    for i in order:
-        if not values[i] <= target:  # NaN fails too
-            break
-        best = float(grid[i])
-    return best
-
-
 def target_sentence(target: float, epsilon: float | None, attack: str, how: str) -> str:
     """"The largest ε of the grid that keeps <attack> under <target> is E (<how>)." or that none does."""
     target = check_range(target, "target (the attack success you accept)", low=0.0, high=1.0)
@@ -570,7 +547,7 @@ def target_sentence(target: float, epsilon: float | None, attack: str, how: str)
 
 
 __all__ = ["CONFIDENCE", "INTERVAL_Z", "MODEL_ATTACK_LABELS", "REFERENCE_FRACTION", "ModelAttack", "NoisyLabelAttack",
-           "bayes_guess", "bayes_success", "check_law", "class_prior", "largest_epsilon_under", "lp2st_laws",
+           "bayes_guess", "bayes_success", "check_law", "class_prior", "lp2st_laws",
            "model_attack", "model_attack_seconds", "model_attack_sentence", "noisy_label_attack",
            "noisy_label_attacks", "noisy_label_attacks_seconds", "noisy_label_sentence", "output_law", "reference_count", "rr_with_prior_law",
            "target_sentence"]

@@ -68,12 +68,12 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import ndtr
-from scipy.stats import binom, rankdata
 
 from privlib.core.mechanism import Guarantee
 from privlib.core.risk import FinitePairCurve, GDPCurve, TradeoffCurve, tradeoff_curve
+from privlib.core.risk import largest_epsilon_under as largest_epsilon_under_grid
 from privlib.core.statistics import binomial_standard_error
-from privlib.core.sweep import Progress, child_rng
+from privlib.core.sweep import Progress, SweepResult, child_rng
 from privlib.core.validation import (
     check_epsilons,
     check_positive_int,
@@ -197,12 +197,18 @@ def auc_with_standard_error(scores_x: np.ndarray, scores_y: np.ndarray) -> tuple
     """The area under the ROC of "say x when the score is high" — the Mann–Whitney statistic
     P(S_x > S_y) + ½P(S_x = S_y) — and its DeLong standard error (DeLong, DeLong & Clarke-Pearson
     1988: the variances of the placement values V10_i = share of y-scores below x_i, ties ½, and V01_j
-    = share of x-scores above y_j, over n_x and n_y). Midranks handle ties and infinite scores."""
+    = share of x-scores above y_j, over n_x and n_y). The placements are counted by binary search in
+    the sorted scores (ties ½; infinite scores are ordinary values): the same numbers as the midranks
+    of ``scipy.stats.rankdata`` (a midrank in both samples minus that in its own is the count below
+    plus half the ties), without importing scipy.stats."""
     n_x, n_y = scores_x.size, scores_y.size
-    ranks = rankdata(np.concatenate([scores_x, scores_y]))
-    within_x, within_y = rankdata(scores_x), rankdata(scores_y)
-    v10 = (ranks[:n_x] - within_x) / n_y
-    v01 = 1.0 - (ranks[n_x:] - within_y) / n_x
+    sorted_x, sorted_y = np.sort(scores_x), np.sort(scores_y)
+    if np.isnan(sorted_x[-1]) or np.isnan(sorted_y[-1]):  # sorted last: a NaN score makes the AUC NaN, as midranks do
+        return math.nan, math.nan
+    v10 = (np.searchsorted(sorted_y, scores_x, side="left") + np.searchsorted(sorted_y, scores_x, side="right")) \
+        / 2.0 / n_y
+    v01 = 1.0 - (np.searchsorted(sorted_x, scores_y, side="left") + np.searchsorted(sorted_x, scores_y, side="right")) \
+        / 2.0 / n_x
     auc = float(v10.mean())
     variance = v10.var(ddof=1) / n_x + v01.var(ddof=1) / n_y
     return auc, float(math.sqrt(max(variance, 0.0)))
@@ -369,6 +375,9 @@ def sign_pair_law(plus_x, plus_y) -> SignPairLaw:
     if outcomes > MAX_OUTCOMES:
         raise ValueError(f"The sign pair's exact law has {outcomes:.3g} outcomes (more than {MAX_OUTCOMES:,}): "
                          "use fewer projections k.")
+    # imported here: scipy.stats takes about half a second to import, and a page's first view needs none of it
+    from scipy.stats import binom
+
     p, q = np.ones(1), np.ones(1)
     for (a_g, b_g), m in zip(pairs, sizes):
         counts = np.arange(m + 1)
@@ -777,6 +786,13 @@ class AttackCurves:
 CURVE_RELEASES = 4000
 
 
+def attribute_curve_seconds(name: str, *, p: int, k: int, epsilons: int = len(DEFAULT_EPSILONS)) -> float:
+    """Estimated seconds of `attack_curves` without linkage: closed forms, except DP-RP-L's attribute
+    attack, simulated with `CURVE_RELEASES` per value (`attack_seconds`)."""
+    return attack_seconds(name, p=p, k=k, epsilons=epsilons,
+                          releases=CURVE_RELEASES if issubclass(MECHANISMS.get(name, ProjectionMechanism), DPRPL) else 0)
+
+
 def attack_curves(name: str, *, epsilons=DEFAULT_EPSILONS, delta: float | None = None, dataset="digits",
                   linkage: bool = True, targets: int = DEFAULT_TARGETS, seed=0, parameters: Mapping | None = None,
                   progress: Progress | None = None, allow_long: bool = False) -> AttackCurves:
@@ -838,6 +854,28 @@ def exact_attribute_curve(mechanism: ProjectionMechanism, p: int, pair=None) -> 
                      "attribute_inference.")
 
 
+def attack_utility_frontier(result: SweepResult, curves, metric: str = "precision") -> dict[str, tuple]:
+    """Attribute-inference success against utility through ε, one entry per mechanism (the points of
+    `privlib.presentation.risk.frontier_chart`): for each `AttackCurves` of ``curves``, at the ε values
+    both it and the sweep ``result`` hold, ``label`` → (the sweep's ``metric`` — precision@R by default —
+    as a mean over its repetitions, the attack's success at prior ½, ε), ε increasing. Both come from
+    results already computed (`privlib.projections.sweep.sweep` and `attack_curves`), paired by ε:
+    nothing is released again. ValueError when a mechanism of ``curves`` is not in the sweep, when
+    they share no ε, or for an unknown metric."""
+    if metric not in result.metrics:
+        raise ValueError(f"metric must be one of the sweep's metrics ({', '.join(result.metrics)}), got {metric!r}.")
+    points = {}
+    for curve in curves:
+        if curve.mechanism not in result.mechanisms:
+            raise ValueError(f"{curve.label} is not in the sweep ({', '.join(result.mechanisms)}): sweep it too.")
+        common, in_sweep, in_curve = np.intersect1d(result.epsilons, curve.epsilons, return_indices=True)
+        if not common.size:
+            raise ValueError(f"The sweep and the attack on {curve.label} share no ε: give them the same grid.")
+        utility = np.asarray(result.mean(curve.mechanism, metric), dtype=np.float64)[in_sweep]
+        points[curve.label] = (utility, np.asarray(curve.attribute_success, dtype=np.float64)[in_curve], common)
+    return points
+
+
 @dataclass(frozen=True)
 class EpsilonTarget:
     """The largest ε of a grid that keeps ``attack`` ("attribute" or "linkage") at most ``target``:
@@ -862,23 +900,12 @@ class EpsilonTarget:
                 "exact": self.exact, "below_baseline": self.below_baseline, "sentence": self.sentence}
 
 
-def largest_prefix_under(epsilons: np.ndarray, values: np.ndarray, target: float) -> float | None:
-    """The largest grid ε with ``values`` ≤ ``target`` at it and at every smaller grid ε (a measured
-    curve can dip back under the target by chance past its crossing: that is no answer); None when the
-    smallest ε already misses it."""
-    order = np.argsort(epsilons)
-    ok = np.isfinite(values[order]) & (values[order] <= target)
-    if not ok.size or not ok[0]:
-        return None
-    stop = ok.size if ok.all() else int(np.argmin(ok))
-    return float(epsilons[order][stop - 1])
-
-
 def largest_epsilon_under(target: float, curves: AttackCurves, attack: str = "attribute") -> EpsilonTarget:
     """The largest ε of ``curves``' grid that keeps ``attack`` ("attribute": guessing the attribute
     right at prior ½; "linkage": linking a release to its row) at most ``target``: by the
     guarantee's bound (attribute only — no guarantee covers linkage) and, separately, by the
-    measurement (the exact success; a simulated or measured one with ± `INTERVAL_Z` SE)."""
+    measurement (the exact success; a simulated or measured one with ± `INTERVAL_Z` SE): each by
+    `privlib.core.risk.largest_epsilon_under`, the one rule (the prefix of the grid under the target)."""
     target = check_probability(target, "target (the attack success you accept)")
     if attack not in ATTACKS:
         raise ValueError(f"attack must be one of {', '.join(ATTACKS)}, got {attack!r}.")
@@ -887,7 +914,7 @@ def largest_epsilon_under(target: float, curves: AttackCurves, attack: str = "at
         values, se, exact, baseline = curves.attribute_success, curves.attribute_standard_error, \
             curves.attribute_exact, PRIOR
         guaranteed = bool(np.all(np.isfinite(curves.attribute_bound)))
-        by_bound = largest_prefix_under(eps, curves.attribute_bound, target) if guaranteed else None
+        by_bound = largest_epsilon_under_grid(target, eps, curves.attribute_bound) if guaranteed else None
         what = "guessing one attribute right (two values β apart, prior ½)"
         baseline_text = "guessing without the release already gets 50 %"
     else:
@@ -898,8 +925,9 @@ def largest_epsilon_under(target: float, curves: AttackCurves, attack: str = "at
         guaranteed, by_bound = False, None
         what = "linking a release to its row"
         baseline_text = f"guessing a row without the release already gets {_share(baseline)}"
-    cautious = largest_prefix_under(eps, values + (0.0 if exact else INTERVAL_Z) * se, target)
-    optimistic = largest_prefix_under(eps, values - (0.0 if exact else INTERVAL_Z) * se, target)
+    se = None if exact else se
+    cautious = largest_epsilon_under_grid(target, eps, values, se, z=INTERVAL_Z)
+    optimistic = largest_epsilon_under_grid(target, eps, values, se, z=-INTERVAL_Z)
     below = target < baseline
     lowest, highest = float(eps.min()), float(eps.max())
 
@@ -1002,6 +1030,8 @@ __all__ = [
     "attack_curves",
     "attack_nbytes",
     "attack_seconds",
+    "attack_utility_frontier",
+    "attribute_curve_seconds",
     "attribute_inference",
     "attribute_pair",
     "attribute_sentence",
@@ -1009,7 +1039,6 @@ __all__ = [
     "candidate_rows",
     "exact_attribute_curve",
     "largest_epsilon_under",
-    "largest_prefix_under",
     "linkage_sentence",
     "measure",
     "nearest_candidates",

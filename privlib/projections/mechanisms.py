@@ -497,15 +497,15 @@ class DPOPORP(DPRPGOpt):
 class SignMechanism(ProjectionMechanism):
     """Sign bits of the projection, randomised bit by bit; values int8 ±1.
 
-    Subclasses give ``_keep_exponent``: e per bit, the bit sgn(x_j) being kept with probability
-    expit(e) and flipped with probability expit(−e) (e = ∞: always kept). A bit with x_j = 0 is a
-    fair coin.
+    Subclasses give ``_keep_exponent``: e per bit (or one float for every bit), the bit sgn(x_j) being
+    kept with probability expit(e) and flipped with probability expit(−e) (e = ∞: always kept). A bit
+    with x_j = 0 is a fair coin.
     """
 
     output = "sign"
     USES_DELTA = False
 
-    def _keep_exponent(self, projected: np.ndarray, public: dict) -> tuple[np.ndarray, dict]:
+    def _keep_exponent(self, projected: np.ndarray, public: dict) -> tuple[np.ndarray | float, dict]:
         raise NotImplementedError
 
     def plus_probabilities(self, projected, X=None) -> np.ndarray:
@@ -516,6 +516,9 @@ class SignMechanism(ProjectionMechanism):
         public = self.public_parameters(self._dimension(X))
         projected = as_data_matrix(projected, "projected")
         exponent, _ = self._keep_exponent(projected, public)
+        if np.ndim(exponent) == 0:  # one exponent for every bit (randomised response): three values to place
+            values = np.array([expit(-exponent), 0.5, expit(exponent)])
+            return values[np.sign(projected).astype(np.intp) + 1]
         return np.where(projected > 0, expit(exponent), np.where(projected < 0, expit(-exponent), 0.5))
 
     def _randomise(self, projected, public, rng, X):
@@ -593,7 +596,7 @@ class DPSignRPRR(SignMechanism):
                 "delta2": projections[0].delta2(self._beta)}
 
     def _keep_exponent(self, projected, public):
-        return np.full(projected.shape, public["epsilon_per_bit"]), {}
+        return float(public["epsilon_per_bit"]), {}  # the same for every bit
 
 
 class DPSignRPRRSmooth(SignMechanism):
@@ -659,7 +662,7 @@ class DPSignOPORPRR(SignMechanism):
                 "delta2": self._beta}
 
     def _keep_exponent(self, projected, public):
-        return np.full(projected.shape, public["epsilon_per_bit"]), {}
+        return float(public["epsilon_per_bit"]), {}  # the same for every bit
 
 
 class DPSignOPORPRRSmooth(DPSignOPORPRR):

@@ -13,7 +13,7 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from scipy import integrate, special, stats
+from scipy import integrate, special
 
 from privlib.core.calibration import analytic_gaussian_sigma, classical_gaussian_sigma, kenthapadi_gaussian_sigma
 from privlib.core.validation import (
@@ -268,10 +268,13 @@ def delta2_quantile(kind, q, p, k, beta=1.0, s=3) -> float:
     (Our addition, not in the paper; Fig. 2 shows these by simulation.) The p rows are independent,
     so the q-quantile of the maximum is the q^{1/p}-quantile of one row:
 
-    - "gaussian": ‖W_{i,:}‖² ~ χ²_k, so Δ₂ = β·√(χ²_k⁻¹(q^{1/p})/k);
+    - "gaussian": ‖W_{i,:}‖² ~ χ²_k, so Δ₂ = β·√(χ²_k⁻¹(q^{1/p})/k), with χ²_k⁻¹(y) = 2·P⁻¹(k/2, y)
+      (P the regularised lower incomplete gamma function: scipy.special.gammaincinv, the very
+      formula of scipy.stats.chi2.ppf);
     - "sparse" (eq. 18, √s·{−1, 0, 1} with probabilities 1/(2s), 1 − 1/s, 1/(2s)):
       ‖W_{i,:}‖² = s·B with B ~ Binomial(k, 1/s), so Δ₂ = β·√(s·b/k) with b the smallest integer
-      with P(B ≤ b) ≥ q^{1/p} (s = 1 is Rademacher);
+      with P(B ≤ b) ≥ q^{1/p} (s = 1 is Rademacher; P(B ≤ b) by scipy.special.bdtr; scipy.stats.binom.ppf
+      gives the same b except where P(B ≤ b) equals q^{1/p} exactly, where rounding decides);
     - "rademacher" and "oporp": Δ₂ = β exactly (every |w| = 1; OPORP puts each coordinate in one bin).
 
     √3·U[−1,1] has no closed form here: draw the projections. Example (β = 1, p = 784, k = 256,
@@ -285,10 +288,12 @@ def delta2_quantile(kind, q, p, k, beta=1.0, s=3) -> float:
     if kind in ("rademacher", "oporp"):
         return beta
     if kind == "gaussian":
-        return beta * math.sqrt(stats.chi2.ppf(level, k) / k)
+        # scipy.special, not scipy.stats (whose import takes about half a second): the same number
+        return beta * math.sqrt(2.0 * special.gammaincinv(k / 2, level) / k)
     if kind == "sparse":
         s = check_range(s, "s (the sparsity parameter of the very sparse projection)", low=1.0)
-        b = stats.binom.ppf(level, k, 1.0 / s)
+        cdf = special.bdtr(np.arange(k + 1), k, 1.0 / s)  # P(B ≤ b) for b = 0, …, k
+        b = int(np.argmax(cdf >= level)) if cdf[-1] >= level else k  # P(B ≤ k) = 1 up to rounding
         return beta * math.sqrt(s * b / k)
     raise ValueError(f"delta2_quantile has a closed form for 'gaussian', 'sparse', 'rademacher' and 'oporp', "
                      f"not {kind!r}: for 'uniform' draw the projections and take their realised Delta_2.")

@@ -23,8 +23,10 @@ values are in the sweep.
 from __future__ import annotations
 
 import math
+import threading
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from functools import partial
 
 import numpy as np
 
@@ -141,7 +143,9 @@ def precision_from_scores(truth: np.ndarray, scores: np.ndarray, R: int) -> floa
     2. only the candidates (scores ≥ L, typically a few times R per row) can be retrieved; the
        R-th largest candidate is the threshold τ;
     3. the retrieved items are the scores above τ, then the scores equal to τ in index order until
-       R are taken (a stable ranking).
+       R are taken (a stable ranking);
+    4. a true neighbour counts if it is among the retrieved candidates (a binary search in them,
+       not a mask of every pair).
     """
     nq, n = scores.shape
     groups = min(n, 4 * R)
@@ -151,10 +155,10 @@ def precision_from_scores(truth: np.ndarray, scores: np.ndarray, R: int) -> floa
         tail = scores[:, groups * width:]
         bound[:, : tail.shape[1]] = np.maximum(bound[:, : tail.shape[1]], tail)
     low = np.partition(bound, groups - R, axis=1)[:, groups - R][:, None]
-    candidate = scores >= low
-    counts = candidate.sum(axis=1)
-    rows, cols = np.divmod(np.flatnonzero(candidate), n)  # row by row, increasing column within a row
-    values = scores[rows, cols]
+    flat = np.flatnonzero(scores >= low)  # the candidates, row by row, increasing column within a row
+    rows = flat // n
+    values = scores.reshape(-1)[flat]
+    counts = np.bincount(rows, minlength=nq)
     position = np.arange(rows.size) - (np.cumsum(counts) - counts)[rows]
     width = int(counts.max())
     fill = np.iinfo(scores.dtype).min if np.issubdtype(scores.dtype, np.integer) else -np.inf
@@ -167,9 +171,10 @@ def precision_from_scores(truth: np.ndarray, scores: np.ndarray, R: int) -> floa
     tied_per_row = np.bincount(rows[tied], minlength=nq)
     tie_rank = np.cumsum(tied) - (np.cumsum(tied_per_row) - tied_per_row)[rows]  # 1 = the row's first tie
     take = above | (tied & (tie_rank <= budget[rows]))
-    retrieved = np.zeros((nq, n), dtype=bool)
-    retrieved[rows[take], cols[take]] = True
-    return float(np.take_along_axis(retrieved, truth, axis=1).sum() / (nq * R))
+    # a true neighbour is retrieved iff it is a candidate that is taken: find it among the candidates
+    wanted = (np.arange(nq)[:, None] * n + truth).reshape(-1)
+    place = np.minimum(np.searchsorted(flat, wanted), flat.size - 1)
+    return float(((flat[place] == wanted) & take[place]).sum() / (nq * R))
 
 
 def retrieval_precision(truth, database_released, queries_released, R: int, metric: str) -> float:
@@ -189,8 +194,8 @@ def query_subset(n_queries: int, count: int | None) -> np.ndarray:
 def expected_flipped_bits(plus_probabilities: np.ndarray, projected: np.ndarray) -> float:
     """The expected number of released bits that differ from sgn(x_j), averaged over vectors:
     Σ_j P(bit ≠ sgn x_j), with a coin (½) where x_j = 0. Exact, from the output law."""
-    wrong = np.where(projected > 0, 1.0 - plus_probabilities,
-                     np.where(projected < 0, plus_probabilities, 0.5))
+    wrong = np.where(projected > 0, 1.0 - plus_probabilities, plus_probabilities)
+    wrong[projected == 0] = 0.5  # usually few: one masked write beats a second full np.where
     return float(wrong.sum(axis=1).mean())
 
 
@@ -264,27 +269,51 @@ def _configuration(mechanism, p: int) -> tuple:
     return tuple((proj.kind, proj.k, proj.seed, proj.s) for proj in mechanism.projections(p)) or ("raw",)
 
 
-def submit_releases(pool, classes, epsilons, task: RetrievalTask, settings: dict, seed: int, rep: int) -> list:
+def submit_releases(pool, classes, epsilons, task: RetrievalTask, settings: dict, seed: int, rep: int,
+                    projections: ProjectedRows | None = None) -> list:
     """Submit every (mechanism, ε) release of repetition ``rep`` to ``pool``: [(i, j, future)].
 
     The projection depends only on the public configuration, so it is drawn and applied once per
-    configuration and shared by every mechanism and ε that use it; each release draws only its
-    noise or coins, from `noise_generator`."""
+    configuration and shared by every mechanism and ε that use it (and, given ``projections``, by
+    the other sweeps of the same task: a page sweeps one mechanism at a time); each release draws
+    only its noise or coins, from `noise_generator`."""
     rep_settings = {**settings, "seed": repetition_seed(seed, rep)}
-    projected_by_configuration: dict[tuple, np.ndarray] = {}
+    projections = ProjectedRows() if projections is None else projections
     futures = []
     for i, cls in enumerate(classes):
         first = build_mechanism(cls, epsilons[0], **rep_settings)
-        key = _configuration(first, settings["p"])
-        if key not in projected_by_configuration:
-            projected_by_configuration[key] = first.project(task.rows)
-        projected = projected_by_configuration[key]
+        projected = projections.get(_configuration(first, settings["p"]), partial(first.project, task.rows))
         needs_rows = getattr(first, "m", 0) > 0  # a public norm bound is enforced on the rows
         for j, eps in enumerate(epsilons):
             mech = first if j == 0 else build_mechanism(cls, eps, **rep_settings)
             rng = noise_generator(seed, rep, cls.name, eps)
             futures.append((i, j, pool.submit(release_metrics, mech, projected, rng, task, needs_rows)))
     return futures
+
+
+class ProjectedRows:
+    """The projected rows of one retrieval task by public configuration (`_configuration`: the
+    projections' kind, k, seed, s), each computed once and read-only; at most ``size`` kept (the
+    oldest dropped first). Thread-safe: sessions of a page share one."""
+
+    def __init__(self, size: int = 24):
+        self.size = size
+        self.lock = threading.Lock()
+        self.rows: dict[tuple, np.ndarray] = {}
+
+    def get(self, configuration: tuple, project) -> np.ndarray:
+        """The rows projected under ``configuration``: kept ones, else ``project()`` (kept, read-only)."""
+        with self.lock:
+            found = self.rows.get(configuration)
+        if found is not None:
+            return found
+        projected = project()
+        projected.flags.writeable = False
+        with self.lock:
+            self.rows[configuration] = projected
+            while len(self.rows) > self.size:
+                del self.rows[next(iter(self.rows))]
+        return projected
 
 
 def _shared_key(data: Dataset, k: int, R: int, queries, true, repeats: int, seed: int) -> tuple:
@@ -301,6 +330,9 @@ class SharedReference:
     task: RetrievalTask
     rp: tuple[float, ...]
     signrp: tuple[float, ...]
+    #: The projected rows of each public configuration, shared by the sweeps that use this reference
+    #: (DP-OPORP and the DP-SignOPORPs project the same OPORP: once per repetition, not once each).
+    projections: ProjectedRows = field(default_factory=ProjectedRows, compare=False, repr=False)
 
 
 def shared_reference(data, *, k: int = 32, R: int = 50, repeats: int = 3, seed: int = 0,
@@ -403,7 +435,8 @@ def sweep(data, mechanisms, epsilons=DEFAULT_EPSILONS, *, repeats: int = 3, seed
             nonprivate["rp"].append(rp)
             nonprivate["signrp"].append(signrp)
             report(f"repetition {rep + 1}/{repeats}: non-private levels")
-            for i, j, future in submit_releases(pool, classes, eps_grid, task, {**settings, "delta": delta}, seed, rep):
+            for i, j, future in submit_releases(pool, classes, eps_grid, task, {**settings, "delta": delta}, seed, rep,
+                                                None if shared is None else shared.projections):
                 values[i, j, rep], guarantees[names[i]][j] = future.result()
                 report(f"repetition {rep + 1}/{repeats}: {classes[i].label}, ε = {eps_grid[j]:g}")
 

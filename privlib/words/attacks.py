@@ -59,6 +59,7 @@ import numpy as np
 from privlib.core.statistics import binomial_standard_error, wilson_interval
 from privlib.core.sweep import Progress, child_rng
 from privlib.core.validation import check_epsilons, check_positive_int, check_seed, shown
+from privlib.words.kernel_costs import STORED_KERNEL_NANOSECONDS, untimed_nanoseconds
 from privlib.words.mechanisms import TEM, CusText, Mechanism, SanText, SanTextPlus, resolve_mechanism
 from privlib.words.neighbours import DEFAULT_CLOSE
 
@@ -1159,33 +1160,24 @@ class EpsilonTarget:
                 "below_prior": self.below_prior, "sentence": self.sentence}
 
 
-def _largest_prefix_under(epsilons: np.ndarray, values: np.ndarray, target: float) -> float | None:
-    """The largest grid ε such that ``values`` ≤ ``target`` at it and at every smaller grid ε (a
-    sampled curve can dip back under the target by chance past a crossing: that is not an answer)."""
-    order = np.argsort(epsilons)
-    ok = np.isfinite(values[order]) & (values[order] <= target)
-    if not ok.size or not ok[0]:
-        return None
-    stop = ok.size if ok.all() else int(np.argmin(ok))
-    return float(epsilons[order][stop - 1])
-
-
 def largest_epsilon_under(curve: AttackFrontier, target: float = DEFAULT_TARGET,
                           mechanism: str | None = None) -> EpsilonTarget:
     """The largest ε of ``curve``'s grid (an `attack_curve` or `attack_frontier` with a bound) that
     keeps the re-identification of ``mechanism`` (default: the curve's first) at most ``target``:
     by the bound, and separately by the measured attack (the exact value, or the sampled value
-    + `INTERVAL_Z` standard errors)."""
+    + `INTERVAL_Z` standard errors): each by `privlib.core.risk.largest_epsilon_under`, the one rule
+    (the prefix of the grid under the target; what Choose epsilon's attack target answers too)."""
+    from privlib.core.risk import largest_epsilon_under as largest_epsilon_under_grid
     from privlib.core.validation import check_probability
 
     target = check_probability(target, "target (the attack success you accept)")
     name = curve.mechanisms[0] if mechanism is None else mechanism
     m = curve._index(name)
     exact = curve.exact[m]
-    measured = curve.success[m] + (0.0 if exact else INTERVAL_Z * curve.success_se[m])
     guaranteed = bool(np.all(np.isfinite(curve.bound)))
-    by_bound = _largest_prefix_under(curve.epsilons, curve.bound, target) if guaranteed else None
-    by_attack = _largest_prefix_under(curve.epsilons, measured, target)
+    by_bound = largest_epsilon_under_grid(target, curve.epsilons, curve.bound) if guaranteed else None
+    by_attack = largest_epsilon_under_grid(target, curve.epsilons, curve.success[m],
+                                           None if exact else curve.success_se[m], z=INTERVAL_Z)
     below = target < curve.prior_baseline
     label = curve.labels[name]
     lowest, highest = float(curve.epsilons.min()), float(curve.epsilons.max())
@@ -1314,9 +1306,6 @@ def _pair_roc(space, mechanism, eps: float, x: int, y: int, samples, seed) -> Pa
 
 
 # ----------------------------------------------------------------------------- how long it takes
-#: `privlib.words.cost.KERNEL_NANOSECONDS_VARIABLE`, spelt out (cost sits above this module): with it set
-#: to c, no kernel is timed and each costs c nanoseconds per unit and per vocabulary word.
-KERNEL_NANOSECONDS_VARIABLE = "PRIVLIB_KERNEL_NANOSECONDS"
 #: Words of the space the kernels are timed on (its first ones; the space itself when smaller): each
 #: kernel costs about V per unit, so it is timed on few words and scaled to the vocabulary (a probe on all
 #: 400,000 GloVe words took seconds on a loaded machine, before the page's first view).
@@ -1330,17 +1319,6 @@ PROBE_SECONDS = 0.05
 PROBES = 2
 #: The ε the sampling kernel is timed at.
 PROBE_EPSILON = 2.0
-#: Seconds per vocabulary word of building CusText's groups (measured: ~9 s for 400,000 GloVe words on the
-#: 2-core Xeon; not timed, since a probe would build the groups).
-CUSTEXT_GROUP_SECONDS_PER_WORD = 25e-6
-
-
-def _custext_group_seconds() -> float:
-    """`CUSTEXT_GROUP_SECONDS_PER_WORD`, or the fixed cost of `KERNEL_NANOSECONDS_VARIABLE`."""
-    from privlib.core.validation import environment_number
-
-    fixed = environment_number(KERNEL_NANOSECONDS_VARIABLE, "nanoseconds")
-    return CUSTEXT_GROUP_SECONDS_PER_WORD if fixed is None else fixed * 1e-9
 
 
 def _calibration_space(space):
@@ -1352,28 +1330,27 @@ def _calibration_space(space):
         name=f"{space.name} (first {CALIBRATION_WORDS:,} words)"))
 
 
-def _per_word_seconds(space, key: tuple, run, sizes) -> float:
-    """Seconds per unit and per vocabulary word of one kernel, ``run(sub, size)`` doing ``size`` units
-    on the calibration space ``sub`` (`_per_unit`), timed once per space (kept with it); or the fixed
-    cost of `KERNEL_NANOSECONDS_VARIABLE`."""
-    from privlib.core.validation import environment_number
-
-    fixed = environment_number(KERNEL_NANOSECONDS_VARIABLE, "nanoseconds")
-    if fixed is not None:
-        return fixed * 1e-9
+def _per_word_seconds(space, key: tuple, run, sizes, stored: float | None = None) -> float:
+    """Seconds per unit and per vocabulary word of one kernel: the fixed cost of
+    `privlib.words.kernel_costs.KERNEL_NANOSECONDS_VARIABLE` when set, else the ``stored`` cost (an entry
+    of `privlib.words.kernel_costs.STORED_KERNEL_NANOSECONDS`; None: timed), else ``run(sub, size)``, doing
+    ``size`` units on the calibration space ``sub``, timed (`probe_seconds`) once per space (kept with it)."""
+    untimed = untimed_nanoseconds(stored)
+    if untimed is not None:  # before the cache of the space: a timing cached there must not hide it
+        return untimed * 1e-9
 
     def measure():
         sub = _calibration_space(space)
-        return _per_unit(len(sub), lambda size: run(sub, size), sizes)
+        return probe_seconds(len(sub), lambda size: run(sub, size), sizes)
 
     return space.derived(("word-attacks-cost", *key), measure)
 
 
-def _per_unit(words: int, run, sizes) -> float:
-    """Seconds per unit and per word of ``run(size)`` on a space of ``words`` words: one untimed call
-    (one-off set-up: a search, a covariance, the float64 copy), then ``sizes`` growing until a call
+def probe_seconds(words: int, run, sizes) -> float:
+    """Seconds per unit and per word of ``run(size)`` on a space of ``words`` words, timed: one untimed
+    call (one-off set-up: a search, a covariance, the float64 copy), then ``sizes`` growing until a call
     lasts `PROBE_SECONDS` (shorter calls measure a busy machine's time slices, not its pace), and the
-    quickest of `PROBES` calls at that size."""
+    quickest of `PROBES` calls at that size. (The one place the attacks' estimate times anything.)"""
     import time
 
     def timed(size) -> float:
@@ -1391,16 +1368,17 @@ def _per_unit(words: int, run, sizes) -> float:
     return elapsed / (size * words)
 
 
-def _distance_kernel(space) -> float:
+def _distance_kernel(space, timed: bool) -> float:
     """A candidate's distances to the vocabulary and its nearest K (the exact pass and the close table)."""
     def run(sub, size):
         rows = np.arange(size, dtype=np.int64)
         _nearest_rows(sub.squared_distances(rows), rows, min(DEFAULT_CLOSE, len(sub) - 1))
 
-    return _per_word_seconds(space, ("distances",), run, PROBE_ROWS)
+    stored = None if timed else STORED_KERNEL_NANOSECONDS["distances"]
+    return _per_word_seconds(space, ("distances",), run, PROBE_ROWS, stored)
 
 
-def _law_kernel(space, mechanism) -> float:
+def _law_kernel(space, mechanism, timed: bool) -> float:
     """One candidate's exact law at one ε over the vocabulary (`_DenseLaw.block`)."""
     def run(sub, size):
         rows = np.arange(size, dtype=np.int64)
@@ -1408,34 +1386,42 @@ def _law_kernel(space, mechanism) -> float:
         d[np.arange(size), rows] = 0.0
         _DenseLaw(mechanism, sub, PROBE_EPSILON, size).block(d, rows, np.empty_like(d))
 
-    return _per_word_seconds(space, ("law", repr(mechanism)), run, PROBE_ROWS)
+    stored = None if timed else STORED_KERNEL_NANOSECONDS["law"].get(mechanism.name)  # (none stored: timed)
+    return _per_word_seconds(space, ("law", repr(mechanism)), run, PROBE_ROWS, stored)
 
 
-def _sampling_kernel(space, mechanism) -> float:
+def _sampling_kernel(space, mechanism, timed: bool) -> float:
     """One output of ``mechanism`` (``sample_many``, as the sampled attack draws), timed at
-    `PROBE_EPSILON` (the exact nearest-word search that dominates costs the same at any ε)."""
+    `PROBE_EPSILON` (the exact nearest-word search that dominates costs the same at any ε); untimed, the
+    cost model's sampling kernel (the same ``sample_many``)."""
     rng = np.random.default_rng(0)
 
     def run(sub, size):
         rows = np.arange(size, dtype=np.int64) % len(sub)
         mechanism.sample_many(sub, rows, np.full(size, PROBE_EPSILON), rng)
 
-    return _per_word_seconds(space, ("sampling", repr(mechanism)), run, PROBE_OUTPUTS)
+    stored = None if timed else STORED_KERNEL_NANOSECONDS["sampling"].get(mechanism.name)  # (none stored: timed)
+    return _per_word_seconds(space, ("sampling", repr(mechanism)), run, PROBE_OUTPUTS, stored)
 
 
 def attack_seconds(space, mechanisms, epsilons, *, candidates=None, prior: str = "uniform",
                    samples_per_word: int = DEFAULT_SAMPLES_PER_WORD, runs: int | None = None,
-                   close: int | None = None, bound: bool = True) -> float:
+                   close: int | None = None, bound: bool = True, timed: bool = True) -> float:
     """Estimated seconds of the attacks on ``mechanisms`` (one, or a list) at ``epsilons`` over the
     candidates — `attacker_view` (one ε), `attack_curve` or `attack_frontier` — with the bounds when
-    ``bound``. Same checks and errors as the work itself. The model, in kernels timed once per space
-    on its first `CALIBRATION_WORDS` words and scaled to V, the vocabulary (or fixed by
-    `KERNEL_NANOSECONDS_VARIABLE`), each costing about V per unit:
+    ``bound``. Same checks and errors as the work itself. The model counts the work in kernels, each
+    costing about V (the vocabulary) per unit, in nanoseconds per unit and per vocabulary word — the
+    word-level cost model's kernel costs (`privlib.words.kernel_costs`): fixed by
+    `privlib.words.kernel_costs.KERNEL_NANOSECONDS_VARIABLE` when set; else, without ``timed``, the stored
+    costs (`privlib.words.kernel_costs.STORED_KERNEL_NANOSECONDS`: nothing runs, microseconds in any process,
+    what a page uses to decide whether an attack starts by itself); else timed once per space on its
+    first `CALIBRATION_WORDS` words and scaled to V (a mechanism outside the registry is timed in any case):
 
     * an exact mechanism: N distance rows, plus N·E laws (N candidates, E epsilons); CusText: its
-      groups (`CUSTEXT_GROUP_SECONDS_PER_WORD` per word) and N distance rows (the close table);
+      groups (the stored "custext-groups" cost per vocabulary word, never timed) and N distance rows
+      (the close table);
     * a sampled mechanism: E·(N·m + runs) outputs (m samples per word), plus N distance rows;
-    * the bounds: E·N² kernel values and N² distances (units of the law kernel per word).
+    * the bounds: E·N² kernel values and N² distances (units of SanText's law kernel per word).
 
     An upper estimate where caches (the close table, CusText's groups) already exist."""
     listed = [mechanisms] if isinstance(mechanisms, (str, tuple, Mechanism)) else list(mechanisms)
@@ -1448,26 +1434,26 @@ def attack_seconds(space, mechanisms, epsilons, *, candidates=None, prior: str =
     m = check_positive_int(samples_per_word, "samples_per_word", minimum=1, maximum=10_000)
     runs = cand.count * m if runs is None else check_positive_int(runs, "runs", minimum=1, maximum=10_000_000)
     v, n = len(space), cand.count
-    rows = n * v * _distance_kernel(space)
+    rows = n * v * _distance_kernel(space, timed)
     total = 0.0
     for mechanism in resolved:
         if isinstance(mechanism, CusText):
             check_custext_candidates(mechanism, space, n)
-            total += v * _custext_group_seconds() + rows
+            groups = untimed_nanoseconds(STORED_KERNEL_NANOSECONDS["custext-groups"]) * 1e-9
+            total += v * groups + rows
         elif isinstance(mechanism, EXACT_MECHANISMS):
-            total += rows + n * v * eps.size * _law_kernel(space, mechanism)
+            total += rows + n * v * eps.size * _law_kernel(space, mechanism, timed)
         else:
-            per_output = _sampling_kernel(space, mechanism)
+            per_output = _sampling_kernel(space, mechanism, timed)
             total += rows + eps.size * (n * m + runs) * v * per_output
     if bound:
-        total += (eps.size + 1) * n * n * _law_kernel(space, SanText.family())
+        total += (eps.size + 1) * n * n * _law_kernel(space, SanText.family(), timed)
     return float(total)
 
 
 __all__ = [
     "BLOCK_BYTES",
     "CALIBRATION_WORDS",
-    "CUSTEXT_GROUP_SECONDS_PER_WORD",
     "DEFAULT_CANDIDATES",
     "DEFAULT_PAIR_SAMPLES",
     "DEFAULT_SAMPLES_PER_WORD",
@@ -1476,7 +1462,6 @@ __all__ = [
     "GUARANTEE_KINDS",
     "INTERVAL_Z",
     "KEPT_DISTANCES_MAX",
-    "KERNEL_NANOSECONDS_VARIABLE",
     "PRIORS",
     "PROBES",
     "PROBE_EPSILON",
@@ -1511,6 +1496,7 @@ __all__ = [
     "largest_epsilon_under",
     "mechanism_bound",
     "pair_tradeoff",
+    "probe_seconds",
     "sampled_attack",
     "word_candidates",
 ]

@@ -47,9 +47,11 @@ The machine's load can change during a long run, which no estimate made before i
 Stored costs instead of timings (``timed=False``, `STORED_KERNEL_NANOSECONDS`): an estimate that
 must cost nothing — a page deciding whether work starts by itself, where a new process's timing run
 (about a second: the very work it would decide about) would itself be the wait — uses kernel costs
-measured once on the reference machine and stored here, per mechanism for the sampling kernel, as
-nanoseconds per unit and per vocabulary word: counts times constants, no timing, the same in every
-process. They do not follow the load, so a long run is better judged by the timed estimate.
+measured once on the reference machine and stored in `privlib.words.kernel_costs` (their one home,
+which the attacks' estimate `privlib.words.attacks.attack_seconds` uses too), per mechanism for the
+sampling kernel, as nanoseconds per unit and per vocabulary word: counts times constants, no timing,
+the same in every process. They do not follow the load, so a long run is better judged by the timed
+estimate.
 
 Fixed costs instead of timings: with the environment variable `KERNEL_NANOSECONDS_VARIABLE` set
 to a number c, no kernel is timed and every kernel costs c nanoseconds per unit and per word of the
@@ -64,14 +66,21 @@ import time
 
 import numpy as np
 
-from privlib.core.validation import check_epsilon, check_positive_int, environment_number
-from privlib.words.choice.metrics import checked_metrics_arguments, mechanism_metrics
-from privlib.words.choice.words import WordSet
+from privlib.core.validation import check_epsilon, check_positive_int
 from privlib.words.embeddings import EmbeddingSpace
 from privlib.words.experiments import MAX_SAMPLES
+from privlib.words.kernel_costs import (  # their one home; the names are the cost model's too (cost.X)
+    KERNEL_NANOSECONDS_VARIABLE,  # noqa: F401
+    STORED_EPSILONS,
+    STORED_KERNEL_NANOSECONDS,
+    untimed_nanoseconds,
+)
 from privlib.words.mechanisms import Mechanism, MultivariateLaplace, resolve_mechanism
 from privlib.words.neighbours import DEFAULT_CLOSE, DIRECT_MAX_WORDS, classify_outputs, output_ranks
-from privlib.words.theory.neighbour_distances import FAR_RANK, neighbour_distances
+
+# The ε study (privlib.words.choice) and Table 2 (privlib.words.theory) are imported by the estimates
+# of their own work only: theory imports scipy.stats and scipy.integrate (seconds on a busy machine),
+# which a page estimating a sweep or an attack never needs (issue 22: Neighbour ranks' first view).
 
 #: Words of the space the kernels are timed on: more than `DIRECT_MAX_WORDS`, so neighbour orders
 #: take the same route (float32 pre-selection) as on a large vocabulary.
@@ -80,37 +89,6 @@ CALIBRATION_WORDS = 65_536
 CALIBRATION_SECONDS = 0.15
 #: Epsilons of a grid the sampling kernel is timed at (spread over the grid).
 CALIBRATION_EPSILONS = 8
-
-#: The environment variable of fixed kernel costs (nanoseconds per unit and per vocabulary word)
-#: that replace the timings; unset or empty: the kernels are timed.
-KERNEL_NANOSECONDS_VARIABLE = "PRIVLIB_KERNEL_NANOSECONDS"
-
-#: Kernel costs for estimates that time nothing (``timed=False``): nanoseconds per unit and per
-#: vocabulary word (N), so a kernel costs this × N. "sampling": one output of the mechanism
-#: (``sample_many``), by the registry's mechanism name (other parameters at their defaults);
-#: "ranking": one input word's outputs classified among its neighbours (`classify_outputs`: its float64
-#: distance row dominates, so per input word whatever its number of outputs). How they were obtained:
-#: `kernel_nanoseconds` on GloVe 6B 50d on the reference machine (a 2-core Xeon) gave each kernel's
-#: cost relative to the multivariate Laplace mechanism's (santext 100, santext-plus 85, tem 80, custext
-#: 27, postprocessing-fix 4.7, vickrey 2.2, mahalanobis 0.9; ranking 8.5), and the Laplace mechanism's
-#: is 2 — its pace when the machine is shared with other work (0.9 when it is quiet: the word pages'
-#: estimates lean long rather than start work that then keeps a user waiting). Every mechanism of the
-#: registry has one (tests/words/test_cost_stored.py).
-STORED_KERNEL_NANOSECONDS = {
-    "sampling": {
-        "multivariate-laplace": 2.0,
-        "postprocessing-fix": 9.5,
-        "mahalanobis": 2.0,
-        "vickrey": 4.5,
-        "santext": 200.0,
-        "santext-plus": 170.0,
-        "tem": 160.0,
-        "custext": 55.0,
-    },
-    "ranking": 17.0,
-}
-#: The epsilons the stored sampling costs were measured at (the Neighbour ranks page's curve).
-STORED_EPSILONS = (0.5, 1, 2, 3, 5, 7, 10, 15, 20, 30, 50, 100)
 
 if CALIBRATION_WORDS <= DIRECT_MAX_WORDS:  # pragma: no cover - a guard on the two constants
     raise RuntimeError("CALIBRATION_WORDS must exceed DIRECT_MAX_WORDS.")
@@ -138,13 +116,6 @@ def per_unit_seconds(run, sizes) -> float:
     return elapsed / size
 
 
-def fixed_kernel_nanoseconds() -> float | None:
-    """The fixed cost of `KERNEL_NANOSECONDS_VARIABLE` (nanoseconds per unit and per vocabulary
-    word), or None when it is unset or empty (the kernels are timed); ValueError when it is not a
-    finite number >= 0."""
-    return environment_number(KERNEL_NANOSECONDS_VARIABLE, "nanoseconds")
-
-
 def calibration_space(space, minimum: int = 0, words: int = CALIBRATION_WORDS) -> EmbeddingSpace:
     """The space the kernels are timed on: its first ``words`` words (the space itself when it is
     no larger, or when a kernel needs more than that many words: ``minimum``)."""
@@ -161,11 +132,11 @@ def measured(space, key: tuple, measure, minimum: int = 0, affine: bool = False,
     starting with "sorting": N log N), or with ``affine`` along the line through a second
     measurement on twice as many words (for kernels with a part per unit that does not grow with
     N; at most the proportional scaling) — measured once per space. With fixed costs
-    (`fixed_kernel_nanoseconds`), or a ``stored`` cost (nanoseconds per unit and per vocabulary word:
-    `STORED_KERNEL_NANOSECONDS`), nothing is measured: those nanoseconds times N (a sort: N log2 N);
-    fixed costs come first (tests fix every estimate with them)."""
-    fixed = fixed_kernel_nanoseconds()
-    fixed = stored if fixed is None else fixed
+    (`privlib.words.kernel_costs.fixed_kernel_nanoseconds`), or a ``stored`` cost (nanoseconds per unit
+    and per vocabulary word: `STORED_KERNEL_NANOSECONDS`), nothing is measured: those nanoseconds times
+    N (a sort: N log2 N); fixed costs come first (tests fix every estimate with them:
+    `privlib.words.kernel_costs.untimed_nanoseconds`)."""
+    fixed = untimed_nanoseconds(stored)
     if fixed is not None:  # before the cache of the space: a timing cached there must not hide it
         n = len(space)
         return fixed * 1e-9 * n * (math.log2(max(n, 2)) if key[0] == "sorting" else 1.0)
@@ -242,8 +213,13 @@ def ranking_seconds(space, outputs_per_word: int, sort: bool = False, timed: boo
     return measured(space, ("sorting" if sort else "ranking", min(per_word, 4096)), measure, stored=stored)
 
 
-def prefix_seconds(space, far: int = FAR_RANK) -> float:
-    """Seconds per word of `neighbour_distances` (Table 2) with this ``far`` rank."""
+def prefix_seconds(space, far: int | None = None) -> float:
+    """Seconds per word of `neighbour_distances` (Table 2) with this ``far`` rank (default: Table 2's,
+    `privlib.words.theory.neighbour_distances.FAR_RANK`)."""
+    from privlib.words.theory.neighbour_distances import FAR_RANK, neighbour_distances
+
+    far = FAR_RANK if far is None else far
+
     def measure(sub):
         def run(size):
             neighbour_distances(sub, size, far=far, rng=0)
@@ -258,6 +234,9 @@ def prefix_seconds(space, far: int = FAR_RANK) -> float:
 def exact_law_seconds(space, mechanism: Mechanism, epsilons, samples: int, close: int) -> float:
     """Seconds per (word, epsilon) cell of `mechanism_metrics` for a mechanism with exact output
     probabilities."""
+    from privlib.words.choice.metrics import mechanism_metrics
+    from privlib.words.choice.words import WordSet
+
     eps = spread(epsilons)[:4]
 
     def measure(sub):
@@ -321,10 +300,12 @@ def epsilon_sweep_seconds(space, epsilons, words=200, mechanism: Mechanism | Non
             + count * ranking_seconds(space, outputs, timed=timed))
 
 
-def neighbour_distances_seconds(space, words=5000, far: int = FAR_RANK) -> float:
+def neighbour_distances_seconds(space, words=5000, far: int | None = None) -> float:
     """Estimated seconds of `neighbour_distances` (Table 2) with these arguments (same checks,
-    same errors)."""
-    far = check_positive_int(far, "far (the rank of the far neighbour)", minimum=2)
+    same errors; ``far`` by default Table 2's, `privlib.words.theory.neighbour_distances.FAR_RANK`)."""
+    from privlib.words.theory.neighbour_distances import FAR_RANK, neighbour_distances
+
+    far = check_positive_int(FAR_RANK if far is None else far, "far (the rank of the far neighbour)", minimum=2)
     if len(space) < far + 1:
         neighbour_distances(space, 1, far=far)  # raises the workload's own error
     if isinstance(words, str):
@@ -354,6 +335,8 @@ def mechanism_frequencies_seconds(space, epsilons, words: int = 200, samples_per
 def mechanism_metrics_seconds(space, words, epsilons, mechanism="multivariate-laplace", samples: int = 100,
                               close: int = DEFAULT_CLOSE) -> float:
     """Estimated seconds of `mechanism_metrics` with these arguments (same checks, same errors)."""
+    from privlib.words.choice.metrics import checked_metrics_arguments
+
     mech, ws, eps, samples, close = checked_metrics_arguments(space, words, epsilons, mechanism, samples, close)
     if mech.has_exact_probabilities:
         return len(ws) * eps.size * exact_law_seconds(space, mech, eps, samples, close)

@@ -39,7 +39,7 @@ def test_page_shows_law_components_tails_and_table(page):
 def test_word_and_scaling(page, glove):
     page.selectbox(key="dot_word").set_value("king").run()
     _ok(page)
-    page.radio(key="dot_normalise").set_value("the word vector w  (law ‖w‖·Z)").run()
+    page.radio(key="dot_normalise").set_value(False).run()  # the word vector w (law ‖w‖·Z)
     _ok(page)
     table = page.dataframe[0].value
     norm = float(np.linalg.norm(glove.vectors[glove.index("king")].astype(float)))

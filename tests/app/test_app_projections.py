@@ -2,6 +2,7 @@
 moving ε reruns no sweep (each mechanism's sweep covers the ε grid; ε only moves a marker and the
 table), and showing iDP adds only the iDP sweeps, labelled as not DP."""
 import json
+import re
 import time
 
 import pytest
@@ -44,17 +45,27 @@ def _ok(at):
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
 
+def _table(at) -> dict[str, list[str]]:
+    """The per-mechanism table (Markdown: `figures.markdown_table`) as its columns of cell texts."""
+    tables = [m.value for m in at.markdown if m.value.startswith("| mechanism |")]
+    assert len(tables) == 1
+    rows = [[re.sub(r"\\(.)", r"\1", c.strip()) for c in re.split(r"(?<!\\)\|", line)[1:-1]]
+            for line in tables[0].splitlines()]
+    header, body = rows[0], rows[2:]
+    return {name: [row[i] for row in body] for i, name in enumerate(header)}
+
+
 
 def test_default_view_renders_every_chart_and_the_table(page, counted):
     _ok(page)
     assert page.title[0].value == "Random projections"
     assert sorted(counted) == [(name,) for name in DEFAULT]  # one sweep per default mechanism
     charts = page.get("plotly_chart")
-    assert len(charts) == 13  # 11, and the attacker's view: the trade-off curve and attack success against ε
+    assert len(charts) == 14  # 11, and the attacker's view: the trade-off curve, attack success against ε, the frontier
     main = _text(charts[0])
     assert "precision@50" in main and "non-private RP" in main and "chosen ε = 5" in main
     assert "individual DP" not in main  # iDP is off by default
-    table = page.table[0].value
+    table = _table(page)
     assert list(table["mechanism"]) == ["DP-OPORP", "DP-SignOPORP-RR", "DP-SignOPORP-RR-smooth"]
     assert page.select_slider(key="rp_epsilon").value == 5.0
     assert not page.toggle(key="rp_show_idp").value
@@ -83,7 +94,7 @@ def test_an_epsilon_off_the_grid_sweeps_only_that_epsilon(page, counted):
     assert len(counted) == before + len(DEFAULT)  # per mechanism, a sweep at ε = 1.5 alone, merged with the grid
     assert "chosen ε = 1.5" in _text(page.get("plotly_chart")[0])
     assert any(s.value == "At ε = 1.5" for s in page.subheader)
-    assert len(page.table[0].value) == len(DEFAULT)
+    assert len(_table(page)["mechanism"]) == len(DEFAULT)
     page.select_slider(key="rp_epsilon").set_value(20.0).run()  # back on the grid: nothing recomputed
     _ok(page)
     assert len(counted) == before + len(DEFAULT)
@@ -95,8 +106,8 @@ def test_showing_idp_adds_only_its_sweep_and_says_not_dp(page, counted):
     _ok(page)
     assert sorted(counted[before:]) == [(name,) for name in sorted(rp_sweep.IDP_MECHANISMS)]
     assert "individual DP — not DP" in _text(page.get("plotly_chart")[0])
-    table = page.table[0].value
-    assert len(table) == len(DEFAULT) + 2
+    table = _table(page)
+    assert len(table["mechanism"]) == len(DEFAULT) + 2
     assert all("not DP" in g for g in table["guarantee"][-2:])
     assert any("Why iDP is not DP" in w.value for w in page.warning)
     page.toggle(key="rp_show_idp").set_value(False).run()
@@ -109,7 +120,7 @@ def test_other_settings_recompute_and_bad_settings_explain(page, counted):
     page.multiselect(key="rp_mechanisms").set_value(["dp-oporp", "dp-signoporp-rr-smooth"]).run()
     _ok(page)
     assert len(counted) == before  # both are cached on their own
-    assert len(page.table[0].value) == 2
+    assert len(_table(page)["mechanism"]) == 2
     page.multiselect(key="rp_mechanisms").set_value(["dp-signrp-rr"]).run()
     page.number_input(key="rp_m").set_value(0.5).run()  # m must be 0 or >= beta: explained, no traceback
     assert not page.exception
@@ -129,7 +140,7 @@ def test_synthetic_dataset_shows_the_p_control_and_renders(page, counted):
     control = page.select_slider(key="rp_p")
     assert control.value == 2048 and list(control.options) == ["512", "1024", "2048", "4096"]
     assert "p/k ≥ 16" in control.help
-    assert len(page.get("plotly_chart")) == 13
+    assert len(page.get("plotly_chart")) == 14  # 11, and the attacker's view: trade-off, success against ε, the frontier
     assert "p = 2048" in " ".join(c.value for c in page.caption)
     control.set_value(4096).run()
     _ok(page)

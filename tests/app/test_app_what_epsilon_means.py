@@ -10,7 +10,11 @@ from scipy.stats import norm
 
 from privlib.core.mechanism import Guarantee
 from privlib.core.risk import attack_terms, group_guarantee, posterior_statement
+from privlib.erm import audit as erm_audit
+from privlib.label_dp import audit as label_dp_audit
 from privlib.label_dp.audit import audit_mechanism
+from privlib.projections import audit as projections_audit
+from privlib.words import audit as words_audit
 
 PAGE = "pages/what_epsilon_means.py"
 
@@ -59,7 +63,10 @@ def test_defaults_render_every_part_and_run_no_audit(page):
     links = sorted(link.proto.page for link in page.get("page_link"))
     assert links == ["label_dp", "neighbour_ranks", "private_learning", "random_projections"]
     units = _markdown(page)
-    for unit in ("one word", "one attribute of one vector", "one training label", "one record"):
+    # the units are the audit modules' own (one home): "<unit>: <the pair audited>"
+    for module, unit in ((words_audit, "one word"), (projections_audit, "one attribute of one vector"),
+                         (label_dp_audit, "one training label"), (erm_audit, "one record (replace-one)")):
+        assert module.UNIT_OF_PROTECTION.startswith(f"{unit}: ")
         assert f"\n{unit}\n" in units
     assert not any(m.label.startswith("ε̂") for m in page.metric)  # nothing heavy before the button
     assert [b.label for b in page.button] == ["Run the audit"]

@@ -9,6 +9,7 @@ import math
 import pytest
 from apptest_counting import opened_page
 
+from privlib.core.risk import largest_epsilon_under
 from privlib.label_dp import attacks
 from privlib.label_dp import sweep as sweep_module
 from privlib.label_dp.datasets import load_dataset
@@ -68,7 +69,7 @@ def test_the_sentences_are_the_library_s_for_the_same_seed(page, library):
     assert attacks.noisy_label_sentence(noisy[at]) in text
     for mode in ("baseline", "consensus"):
         assert attacks.model_attack_sentence(measured, LN_1_5, mode) in text
-    expected = attacks.largest_epsilon_under(0.75, EPSILONS, [a.bound for a in noisy])
+    expected = largest_epsilon_under(0.75, EPSILONS, [a.bound for a in noisy])
     assert attacks.target_sentence(0.75, expected, "the attacker who sees the noisy label",
                                    "by the guarantee's bound with this class prior") in _answers(page)
 
@@ -81,12 +82,12 @@ def test_the_target_answer_follows_the_target(page, library):
     after = _answers(page)
     assert after != before
     # binary RR with a near-uniform prior: e^ε/(e^ε + 1) ≤ 0.55 holds up to ε ≈ 0.2, so 0.1 of the grid
-    expected = attacks.largest_epsilon_under(0.55, EPSILONS, [a.bound for a in noisy])
+    expected = largest_epsilon_under(0.55, EPSILONS, [a.bound for a in noisy])
     assert expected == 0.1
     assert attacks.target_sentence(0.55, expected, "the attacker who sees the noisy label",
                                    "by the guarantee's bound with this class prior") in after
-    measured_answer = attacks.largest_epsilon_under(0.55, EPSILONS, measured.success("consensus"),
-                                                    measured.standard_error("consensus"))
+    measured_answer = largest_epsilon_under(0.55, EPSILONS, measured.success("consensus"),
+                                            measured.standard_error("consensus"))
     assert attacks.target_sentence(0.55, measured_answer, "the attacker who sees "
                                    + attacks.MODEL_ATTACK_LABELS["consensus"], "measured, + 2 SE") in after
 

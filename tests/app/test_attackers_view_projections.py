@@ -1,8 +1,11 @@
 """The "Attacker's view" section of the Random projections page in-process (AppTest): it renders without an
-exception at the defaults, its sentence is the library's for the same seed, the target's answer follows the
-target, and the linkage attack (heavy: on request) runs from its button."""
+exception at the defaults, its sentence is the library's for the same seed, the attack/utility frontier pairs the
+sweep's precision with the library's attack (the attacked mechanism at once, the others from a button), the
+target's answer follows the target, and the linkage attack (heavy: on request) runs from its button."""
+import base64
 import json
 
+import numpy as np
 import pytest
 from apptest_counting import opened_page
 
@@ -46,6 +49,46 @@ def test_the_section_renders_at_the_defaults_with_the_librarys_sentence(page):
     # MNIST's linkage across ε is heavy: it waits for its button
     assert page.button(key="rp_linkage_run") is not None
     assert not any("Record linkage" in t for t in titles)
+
+
+def _values(array) -> np.ndarray:
+    """A trace's numbers: a list, or Plotly's typed array ({"dtype", "bdata"}: base64 of the bytes)."""
+    if isinstance(array, dict):
+        return np.frombuffer(base64.b64decode(array["bdata"]), dtype=array["dtype"]).astype(np.float64)
+    return np.asarray(array, dtype=np.float64)
+
+
+def _chart(at, title: str) -> dict:
+    found = [json.loads(c.proto.spec) for c in at.get("plotly_chart")
+             if title in json.dumps(json.loads(c.proto.spec)["layout"].get("title"), ensure_ascii=False)]
+    assert len(found) == 1, title
+    return found[0]
+
+
+def test_the_frontier_pairs_the_sweep_with_the_attack_and_adds_the_others_on_request(page):
+    _ok(page)
+    frontier = _chart(page, "Attack success against retrieval quality")
+    assert [t["name"] for t in frontier["data"]] == ["DP-OPORP", "guessing without the release"]
+    line = frontier["data"][0]
+    # x: the precision of the retrieval chart's DP-OPORP line (the same sweep); y: the library's exact attack
+    precision = next(t for t in _chart(page, "precision@50 on mnist")["data"] if t.get("name") == "DP-OPORP")
+    assert np.array_equal(_values(line["x"]), _values(precision["y"]))
+    curves = attacks.attack_curves("dp-oporp", epsilons=attacks.DEFAULT_EPSILONS, delta=1e-6,
+                                   dataset=load_dataset("mnist"), linkage=False, seed=0,
+                                   parameters={"k": 32, "beta": 1.0, "seed": 0})
+    assert np.array_equal(_values(line["y"]), curves.attribute_success)
+    assert np.array_equal(_values(line["customdata"]), np.asarray(attacks.DEFAULT_EPSILONS))
+    assert any(c.value.startswith("Each point is one ε of the grid") for c in page.caption)
+    page.button(key="rp_frontier_run").click().run()
+    _ok(page)
+    frontier = _chart(page, "Attack success against retrieval quality")
+    assert [t["name"] for t in frontier["data"]] == ["DP-OPORP", "DP-SignOPORP-RR", "DP-SignOPORP-RR-smooth",
+                                                     "guessing without the release"]
+    smooth = attacks.attack_curves("dp-signoporp-rr-smooth", epsilons=attacks.DEFAULT_EPSILONS, delta=1e-6,
+                                   dataset=load_dataset("mnist"), linkage=False, seed=0,
+                                   parameters={"k": 32, "beta": 1.0, "seed": 0, "t": 1})
+    assert np.array_equal(_values(frontier["data"][2]["y"]), smooth.attribute_success)
+    assert not [b for b in page.button if b.key == "rp_frontier_run"]  # drawn: no button left
 
 
 def test_the_target_answer_follows_the_target(page):

@@ -148,6 +148,22 @@ def test_sanitise_text_says_the_librarys_sentence_when_it_is_cheap(small_space):
     assert shown == [f"**What an attacker learns (Multivariate Laplace).** {expected.sentence}"]
 
 
+def test_sanitise_text_gives_the_link_only_when_the_attack_refuses_the_settings():
+    """CusText mapping 800 words, 1,000 candidates: the attack's estimate refuses the setting (as the attack
+    would); the page sanitises a text of mapped words as before, says no sentence and keeps the link, without
+    an exception."""
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.switch_page(SANITISE).run()
+    at.number_input(key="vocab_size").set_value(VOCABULARY).run()
+    at.text_area(key="san_text").set_value("The people said that the city was new.").run()  # rows below 800
+    at.multiselect(key="san_mechanisms").set_value(["custext"]).run()
+    at.number_input(key="san.custext.vocab_limit").set_value(800).run()
+    _ok(at)
+    assert any(m.label == "Unchanged" for m in at.metric)  # sanitised
+    assert not _markdown_starting(at, "**What an attacker learns")
+    assert any("Attacker's view" in link.label for link in _links(at))
+
+
 def test_no_guarantee_is_said_and_a_refused_setting_is_an_error_not_a_crash(santext):
     at = santext
     at.selectbox(key="mechanism").set_value("santext-plus").run()

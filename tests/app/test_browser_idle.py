@@ -5,20 +5,9 @@ Streamlit marks its root element with ``data-test-script-state`` (``initial`` be
 is correct only if, when it returns, that attribute says ``notRunning``.
 """
 import pytest
-from browser import CHROMIUM, CHROMIUM_ARGS, require_chromium, script_state, streamlit_server, wait_for_app_idle
+from browser import script_state, streamlit_server, wait_for_app_idle
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(scope="module")
-def browser():
-    require_chromium()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        yield b
-        b.close()
 
 
 def test_idle_helper_returns_only_after_the_script_has_finished(browser):

@@ -4,15 +4,16 @@ above `AUTOMATIC_SECONDS` (the page says so); once asked for it is kept through 
 recompute only the run at the new ε.
 
 The estimate is machine-independent: the page estimates from the stored kernel costs
-(`privlib.words.cost.STORED_KERNEL_NANOSECONDS`, ``timed=False``), which put the curve of one word on
-GloVe 6B 50d above 1.5 s, and times no kernel (a timing run cost a new process about a second: issue
-22). Here the tests' fixed costs are removed (`stored_costs`), so the page's own estimate is checked,
+(`privlib.words.kernel_costs.STORED_KERNEL_NANOSECONDS`, ``timed=False``), which put the curve of one word
+on GloVe 6B 50d above 1.5 s, and times no kernel (a timing run cost a new process about a second: issue
+22); so do the Attacker's view's estimates (`privlib.words.attacks.attack_seconds`), which put the attack
+at the defaults (2,000 candidates on the whole GloVe) behind its button. Here the tests' fixed costs are removed (`stored_costs`), so the page's own estimate is checked,
 and every timing of a kernel is counted. The library's `rank_experiment` and `epsilon_sweep` are
 counted (`counting_calls`: a cache hit never calls them); no test asserts seconds."""
 import pytest
 from apptest_counting import counting_calls, opened_page
 
-from privlib.words import cost, experiments
+from privlib.words import attacks, cost, experiments
 
 PAGE = "pages/neighbour_ranks.py"
 
@@ -22,11 +23,13 @@ pytestmark = pytest.mark.slow  # the full GloVe vocabulary and 2,000 runs of the
 @pytest.fixture(scope="module")
 def stored_costs():
     """The page's estimates from the stored costs (the tests' fixed costs removed for this module);
-    yields the kernels timed (`privlib.words.cost.per_unit_seconds` calls)."""
+    yields the kernels timed: `privlib.words.cost.per_unit_seconds` calls (the curve's estimate) and
+    `privlib.words.attacks.probe_seconds` calls (the Attacker's view's estimates)."""
     with pytest.MonkeyPatch.context() as patch:
         patch.delenv(cost.KERNEL_NANOSECONDS_VARIABLE)
-        with counting_calls(cost, "per_unit_seconds") as timed:
-            yield timed
+        with counting_calls(cost, "per_unit_seconds") as timed, \
+                counting_calls(attacks, "probe_seconds", record=lambda args, kwargs: "attack kernel") as probed:
+            yield timed, probed
 
 
 @pytest.fixture(scope="module")
@@ -72,11 +75,12 @@ def test_the_first_view_runs_the_word_and_offers_the_curve(page, counted, stored
     _ok(page)
     runs, curves = counted
     assert runs == [("king", 10.0)] and curves == []
-    assert stored_costs == []  # the curve's estimate timed no kernel
+    assert stored_costs == ([], [])  # neither the curve's estimate nor the attacks' timed a kernel
     button = _curve_button(page)
     assert button is not None and button.label.startswith("Draw the curve across ε (about ")
     assert any("drawn only when you ask" in i.value for i in page.info)
     assert not _has_curve_chart(page)
+    assert {"nr_attack_run", "nr_attack_curve_run"} <= {b.key for b in page.button}  # the attacks wait too
 
 
 def test_the_requested_curve_is_computed_once_and_kept_through_epsilon_changes(page, counted):
@@ -97,4 +101,4 @@ def test_a_new_word_runs_once_and_waits_with_its_curve(page, counted):
 
 def test_no_change_timed_a_kernel(stored_costs):
     """(Last: after every change of this module.)"""
-    assert stored_costs == []
+    assert stored_costs == ([], [])

@@ -4,6 +4,7 @@ lines by default, the at-risk rate of Figs. 7–8 is shown with a sentence under
 slips the code corrects are listed, and adding a mechanism or a check computes only that."""
 import base64
 import json
+import re
 
 import numpy as np
 import pytest
@@ -36,6 +37,16 @@ def page(counted):
 def _ok(at):
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
+
+def _table(at) -> dict[str, list[str]]:
+    """The per-mechanism table (Markdown: `figures.markdown_table`) as its columns of cell texts."""
+    tables = [m.value for m in at.markdown if m.value.startswith("| mechanism |")]
+    assert len(tables) == 1
+    rows = [[re.sub(r"\\(.)", r"\1", c.strip()) for c in re.split(r"(?<!\\)\|", line)[1:-1]]
+            for line in tables[0].splitlines()]
+    header, body = rows[0], rows[2:]
+    return {name: [row[i] for row in body] for i, name in enumerate(header)}
+
 
 
 def _charts(at) -> list[dict]:
@@ -73,7 +84,7 @@ def test_default_view_sweeps_a_few_mechanisms_and_says_how_many_are_hidden(page,
     _ok(page)
     assert sorted(name for (name,) in counted) == sorted(
         ["dp-oporp", "dp-signoporp-rr", "dp-signoporp-rr-smooth"])  # one sweep per mechanism
-    assert len(page.table[0].value) == 3
+    assert len(_table(page)["mechanism"]) == 3
     hidden = len(rp_sweep.DP_MECHANISMS) - 3
     assert f"Showing 3 of the {len(rp_sweep.DP_MECHANISMS)} DP mechanisms ({hidden} hidden" in _captions(page)
     assert "To answer in seconds" in _captions(page)
@@ -81,7 +92,7 @@ def test_default_view_sweeps_a_few_mechanisms_and_says_how_many_are_hidden(page,
 
 def test_no_chart_has_more_than_eight_lines_by_default(page):
     charts = _charts(page)
-    assert len(charts) == 13  # 11, and the attacker's view: the trade-off curve and attack success against ε
+    assert len(charts) == 14  # 11, and the attacker's view: the trade-off curve, attack success against ε, the frontier
     for spec in charts:
         assert 1 <= len(_lines(spec)) <= 8, _lines(spec)
 

@@ -3,7 +3,7 @@ topic's CLI tests: whatever numbers and strings an option gets, the command eith
 strict JSON on stdout (no NaN or Infinity) or exits 2 with one line of at most 300 characters on
 stderr — never a traceback or a warning — and leaves no file behind.
 
-Use: ``@given(value=option_values())`` and ``assert_kept_promise(run_cli(..., value, "--json"))``.
+Use: ``@given(value=option_values())`` and ``assert_kept_promise(run_cli(..., value, "--json", env=SMALL_WORK))``.
 """
 from __future__ import annotations
 
@@ -12,6 +12,14 @@ from hypothesis import strategies as st
 
 #: The longest error line the CLI may print.
 MAX_ERROR_CHARS = 300
+
+#: The environment of every fuzzed run: work estimated above 2 s is refused (exit 2, one line), and
+#: label DP's estimate counts 10 ms a fit and a run (about this machine's pace on the fuzz tables' small
+#: data; tests/conftest.py's 1 µs, for the pages, would let a fuzzed ``--repeats 10000`` run for a
+#: minute). So a value the command accepts runs about 2 s at most and a larger one is the refusal
+#: (still the promise), while the small valid command lines themselves run (test_cli_label_dp.py
+#: and test_cli_projections.py check that theirs are accepted).
+SMALL_WORK = {"PRIVLIB_LONG_WORK_SECONDS": "2", "PRIVLIB_LABEL_DP_SECONDS": "0.01"}
 
 #: Values that broke commands before (extremes, special floats, huge integers, empty, signs).
 EDGE_VALUES = ("nan", "NaN", "inf", "-inf", "Infinity", "1e308", "1e309", "-1e308", "1e-308", "5e-324", "-0", "0",

@@ -3,7 +3,7 @@ mechanism against its claim through the command line — the same numbers as the
 same seed, strict JSON, the text output, the refusal of long work naming --allow-long — and one-line
 errors with exit code 2 on bad input, fuzzed as every command is (issue 22)."""
 import pytest
-from cli_fuzz import assert_kept_promise, command_line, edge_cases, option_cases, option_values
+from cli_fuzz import SMALL_WORK, assert_kept_promise, command_line, edge_cases, option_cases, option_values
 from cli_run import run_cli, run_json, run_text
 from hypothesis import HealthCheck, given, settings
 
@@ -95,8 +95,8 @@ FUZZ_COMMANDS = {
     "audit delta": (("--topic", "projections", "--mechanism", "dp-rp-g-opt", "--epsilon", "1", "--delta", "1e-5",
                      "--param", "k=8", "--releases", "100", "--seed", "0"), ("--delta",)),
 }
-#: A fuzzed size is refused rather than run for minutes.
-QUICK = {"PRIVLIB_LONG_WORK_SECONDS": "20"}
+#: A fuzzed size is refused rather than run for minutes (work above 2 s: `cli_fuzz.SMALL_WORK`).
+QUICK = SMALL_WORK
 
 
 @pytest.mark.parametrize("name, option", list(option_cases(FUZZ_COMMANDS)))

@@ -5,7 +5,7 @@ fed arbitrary values — is strict JSON or one line with exit code 2."""
 import json
 
 import pytest
-from cli_fuzz import assert_kept_promise, command_line, edge_cases, option_cases, option_values
+from cli_fuzz import SMALL_WORK, assert_kept_promise, command_line, edge_cases, option_cases, option_values
 from cli_run import run_cli, run_json, run_text
 from hypothesis import HealthCheck, given, settings
 
@@ -85,12 +85,10 @@ FUZZ_COMMANDS = {
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
 @given(value=option_values())
 def test_any_option_value_keeps_the_promise(name, option, value):
-    # a fuzzed size is refused rather than run for minutes
-    assert_kept_promise(run_cli(*command_line(FUZZ_COMMANDS, name, option, value), "--json",
-                                env={"PRIVLIB_LONG_WORK_SECONDS": "20"}))
+    # a fuzzed size is refused rather than run for minutes (work above 2 s: cli_fuzz.SMALL_WORK)
+    assert_kept_promise(run_cli(*command_line(FUZZ_COMMANDS, name, option, value), "--json", env=SMALL_WORK))
 
 
 @pytest.mark.parametrize("name, option, value", list(edge_cases(FUZZ_COMMANDS)))
 def test_edge_values_keep_the_promise(name, option, value):
-    assert_kept_promise(run_cli(*command_line(FUZZ_COMMANDS, name, option, value), "--json",
-                                env={"PRIVLIB_LONG_WORK_SECONDS": "20"}))
+    assert_kept_promise(run_cli(*command_line(FUZZ_COMMANDS, name, option, value), "--json", env=SMALL_WORK))

@@ -8,6 +8,7 @@ import pytest
 from cli_run import run_cli, run_json, run_text
 
 from privlib.cli import EXIT_USAGE, commands
+from privlib.core.risk import largest_epsilon_under
 from privlib.label_dp import attacks
 from privlib.label_dp.datasets import load_dataset
 
@@ -31,10 +32,10 @@ def test_json_holds_the_library_s_numbers_for_the_same_seed():
     assert r["sentences"][0]["noisy_label"] == attacks.noisy_label_sentence(noisy[0])
     assert r["target"] == {
         "target": 0.8, "mode": "full",
-        "noisy_label_bound": attacks.largest_epsilon_under(0.8, [0.5, 2.0], [a.bound for a in noisy]),
-        "model_bound": attacks.largest_epsilon_under(0.8, [0.5, 2.0], measured.bound("full")),
-        "model_measured": attacks.largest_epsilon_under(0.8, [0.5, 2.0], measured.success("full"),
-                                                        measured.standard_error("full"))}
+        "noisy_label_bound": largest_epsilon_under(0.8, [0.5, 2.0], [a.bound for a in noisy]),
+        "model_bound": largest_epsilon_under(0.8, [0.5, 2.0], measured.bound("full")),
+        "model_measured": largest_epsilon_under(0.8, [0.5, 2.0], measured.success("full"),
+                                                measured.standard_error("full"))}
     # binary RR at a near-uniform class prior: e^ε/(e^ε + 1) ≤ 0.8 up to ε = ln 4 = 1.39, so 0.5 of the grid
     assert r["target"]["noisy_label_bound"] == 0.5
     for cell in r["noisy_label"]:

@@ -6,7 +6,7 @@ code 2 on bad input."""
 import math
 
 import pytest
-from cli_fuzz import assert_kept_promise, command_line, edge_cases, option_cases, option_values
+from cli_fuzz import SMALL_WORK, assert_kept_promise, command_line, edge_cases, option_cases, option_values
 from cli_run import run_cli, run_json, run_text
 from hypothesis import HealthCheck, given, settings
 
@@ -272,13 +272,32 @@ FUZZ_COMMANDS = {
 @given(value=option_values())
 def test_any_option_value_keeps_the_promise(name, option, value):
     """exit 0 with strict JSON, or exit 2 with one short line: never a traceback, a warning, a
-    NaN/Infinity or a message repeating a long value."""
-    assert_kept_promise(run_cli(*command_line(FUZZ_COMMANDS, name, option, value), "--json"))
+    NaN/Infinity or a message repeating a long value. A larger --repeats than a couple of seconds' work
+    is refused by the estimate (`cli_fuzz.SMALL_WORK`) instead of run."""
+    assert_kept_promise(run_cli(*command_line(FUZZ_COMMANDS, name, option, value), "--json", env=SMALL_WORK))
 
 
 @pytest.mark.parametrize("name, option, value", list(edge_cases(FUZZ_COMMANDS)))
 def test_edge_values_keep_the_promise(name, option, value):
-    assert_kept_promise(run_cli(*command_line(FUZZ_COMMANDS, name, option, value), "--json"))
+    assert_kept_promise(run_cli(*command_line(FUZZ_COMMANDS, name, option, value), "--json", env=SMALL_WORK))
+
+
+@pytest.mark.parametrize("name", FUZZ_COMMANDS)
+def test_the_fuzzed_command_lines_run_under_the_fuzz_limit(name):
+    """Each table's command line itself succeeds under `cli_fuzz.SMALL_WORK`: the fuzz tests also
+    check accepted values, not only refusals."""
+    base = FUZZ_COMMANDS[name][0]
+    result = run_cli(*command_line(FUZZ_COMMANDS, name, base[0], base[1]), "--json", env=SMALL_WORK)
+    assert result.code == 0, result.err
+    result.json()
+
+
+@pytest.mark.parametrize("name", ["retrain", "label-attack"])
+def test_a_fuzzed_repeats_of_a_minute_is_refused_not_run(name):
+    """The fuzz limit refuses the largest accepted --repeats (10,000; formerly a 30-second run)."""
+    result = run_cli(*command_line(FUZZ_COMMANDS, name, "--repeats", "10000"), "--json", env=SMALL_WORK)
+    assert result.code == EXIT_USAGE and "--allow-long" in result.err, result.err
+    assert_kept_promise(result)
 
 
 # ---------------------------------------------------------------------------------------------

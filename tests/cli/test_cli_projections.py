@@ -5,7 +5,7 @@ exit code 2 on bad input."""
 import argparse
 
 import pytest
-from cli_fuzz import assert_kept_promise, command_line, edge_cases, option_cases, option_values
+from cli_fuzz import SMALL_WORK, assert_kept_promise, command_line, edge_cases, option_cases, option_values
 from cli_run import run_cli
 from hypothesis import HealthCheck, given, settings
 
@@ -234,13 +234,23 @@ FUZZ_COMMANDS = {
 @given(value=option_values())
 def test_any_option_value_keeps_the_promise(name, option, value):
     """exit 0 with strict JSON, or exit 2 with one short line: never a traceback, a warning, a
-    NaN/Infinity or a message repeating a long value."""
-    assert_kept_promise(run_cli(*command_line(FUZZ_COMMANDS, name, option, value), "--json"))
+    NaN/Infinity or a message repeating a long value. Work above 2 s is refused (`cli_fuzz.SMALL_WORK`)."""
+    assert_kept_promise(run_cli(*command_line(FUZZ_COMMANDS, name, option, value), "--json", env=SMALL_WORK))
 
 
 @pytest.mark.parametrize("name, option, value", list(edge_cases(FUZZ_COMMANDS)))
 def test_edge_values_keep_the_promise(name, option, value):
-    assert_kept_promise(run_cli(*command_line(FUZZ_COMMANDS, name, option, value), "--json"))
+    assert_kept_promise(run_cli(*command_line(FUZZ_COMMANDS, name, option, value), "--json", env=SMALL_WORK))
+
+
+@pytest.mark.parametrize("name", FUZZ_COMMANDS)
+def test_the_fuzzed_command_lines_run_under_the_fuzz_limit(name):
+    """Each table's command line itself succeeds under `cli_fuzz.SMALL_WORK`: the fuzz tests also
+    check accepted values, not only refusals."""
+    base = FUZZ_COMMANDS[name][0]
+    result = run_cli(*command_line(FUZZ_COMMANDS, name, base[0], base[1]), "--json", env=SMALL_WORK)
+    assert result.code == 0, result.err
+    result.json()
 
 
 # ---------------------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 library (and so the page) for the same seed, text output, --target, the long-work refusal, one-line errors
 with exit code 2 on bad input, and strict JSON or one short line for any option value (issue 22)."""
 import pytest
-from cli_fuzz import assert_kept_promise, command_line, edge_cases, option_cases, option_values
+from cli_fuzz import SMALL_WORK, assert_kept_promise, command_line, edge_cases, option_cases, option_values
 from cli_run import run_cli
 from hypothesis import HealthCheck, given, settings
 
@@ -102,8 +102,8 @@ FUZZ_COMMANDS = {
     "rp-attack sign": (("--mechanism", "dp-signoporp-rr-smooth", "--epsilon", "2", "--k", "8", "--releases", "200",
                         "--targets", "50", "--param", "t=2"), ("--epsilon", "--k", "--param")),
 }
-#: A fuzzed size is refused rather than run for minutes.
-QUICK = {common.LONG_WORK_VARIABLE: "20"}
+#: A fuzzed size is refused rather than run for minutes (work above 2 s: `cli_fuzz.SMALL_WORK`).
+QUICK = SMALL_WORK
 
 
 @pytest.mark.parametrize("name, option", list(option_cases(FUZZ_COMMANDS)))

@@ -7,7 +7,7 @@ traceback or warning, and leaves no file behind (`cli_fuzz.assert_kept_promise`)
 
 Not fuzzed: ``--workers`` / ``--scheduler`` (a value would start or reach a Dask cluster; their bad
 values are tests/cli/test_cli_cluster.py's) and the choice options (argparse checks them). Work is
-capped by a 5-second long-work limit, so a value that asks for minutes is a refusal (exit 2), as a
+capped by a 2-second long-work limit, so a value that asks for minutes is a refusal (exit 2), as a
 user would get above the one-minute limit.
 """
 from __future__ import annotations
@@ -17,14 +17,14 @@ import json
 from dataclasses import replace
 
 import pytest
-from cli_fuzz import assert_kept_promise, option_values
+from cli_fuzz import SMALL_WORK, assert_kept_promise, option_values
 from cli_run import run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-#: Every fuzzed run: a small vocabulary and a low long-work limit (seconds).
+#: Every fuzzed run: a small vocabulary and a low long-work limit (2 s, `cli_fuzz.SMALL_WORK`).
 SMALL = ("--vocab-size", "2000")
-ENV = {"PRIVLIB_LONG_WORK_SECONDS": "5"}
+ENV = SMALL_WORK
 FOLDER_NAMES = (f"run{k}" for k in itertools.count())
 
 #: (command, the valid arguments, the fuzzed options): each option replaces or adds its value.

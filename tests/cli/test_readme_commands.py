@@ -1,6 +1,6 @@
 """Every `python -m privlib` command line of README.md runs as written (issue 22): exit 0, and
 strict JSON where it asks for --json. The README's input files (notes.txt, words.txt,
-notes.jsonl, notes.parquet) are made in a temporary folder that is the working directory; a
+notes.jsonl, notes.parquet, a page's settings file) are made in a temporary folder that is the working directory; a
 ``> FILE`` redirection writes stdout there; ``$SECRET_SEED`` is a number. Only the command that
 names a placeholder host (``tcp://HOST:8786``) cannot run anywhere, and is checked to be that one."""
 from __future__ import annotations
@@ -61,6 +61,9 @@ def inputs(tmp_path, monkeypatch):
     rows = [{"id": i, "text": t} for i, t in enumerate(NOTES.splitlines())]
     (tmp_path / "notes.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     pq.write_table(pyarrow.Table.from_pylist(rows), tmp_path / "notes.parquet")
+    from privlib.analyses.noisy_dot_product import SETTINGS  # the file the Noisy dot product page downloads
+
+    (tmp_path / "noisy_dot_product-settings.json").write_text(SETTINGS.to_json({"epsilon": 5.0}), encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     return tmp_path
 

@@ -8,7 +8,17 @@ import numpy as np
 import pytest
 
 import privlib.erm.mechanisms as erm_mechanisms
-from privlib.erm.audit import AUDIT_FEATURES, AUDIT_RECORDS, audit_mechanism, neighbouring_sums
+from privlib.core.audit import RELEASE_CHUNKS
+from privlib.core.validation import LongWorkRefused
+from privlib.erm.audit import (
+    AUDIT_FEATURES,
+    AUDIT_RECORDS,
+    PROBE_RELEASES,
+    audit_mechanism,
+    audit_seconds,
+    neighbouring_sums,
+    probe_size,
+)
 
 CONFIDENCE = 0.999
 DELTA = 1e-6
@@ -59,3 +69,53 @@ def test_an_invalid_safe_calibration_says_so():
 def test_unknown_parameter_is_refused():
     with pytest.raises(ValueError, match="no parameter"):
         audit_mechanism("output", epsilon=1.0, releases=100, seed=0, parameters={"inflate": 2})
+
+
+# ---------------------------------------------------------------------------------------------
+# the time estimate (a cost model a + b·size per call stands in for the clock: no wall-clock assert)
+
+
+def test_the_probe_has_the_size_of_the_audits_chunks():
+    assert probe_size(10_000) == 10_000 // RELEASE_CHUNKS
+    assert probe_size(100) == 100 // RELEASE_CHUNKS and probe_size(2) == 1
+    assert probe_size(10**7) == PROBE_RELEASES
+
+
+@pytest.mark.parametrize("fixed, per_release", [(2e-4, 1e-5), (0.0, 1e-4), (1e-3, 0.0)])
+def test_the_estimate_scales_with_the_releases_and_counts_each_calls_fixed_cost(fixed, per_release):
+    """A call of s releases costs a + b·s: the audit makes about releases/s calls per data set, so the
+    estimate is 2·releases·(a/s + b) — linear in the releases once the chunks reach `PROBE_RELEASES`, and
+    never only the fixed cost of a tiny probe spread over every release (the core probes' 4 and 16)."""
+    sizes = []
+
+    def cost(size):
+        sizes.append(size)
+        return fixed + per_release * size
+
+    for releases in (100, 10_000, 100_000, 10**6, 10**7):
+        s = probe_size(releases)
+        assert audit_seconds(releases, cost) == pytest.approx(2 * releases * (fixed / s + per_release))
+        assert sizes[-1] == s
+    big = RELEASE_CHUNKS * PROBE_RELEASES
+    assert audit_seconds(2 * big, cost) == pytest.approx(2 * audit_seconds(big, cost))
+    assert audit_seconds(10 * big, cost) == pytest.approx(10 * audit_seconds(big, cost))
+    # fewer releases a call below that: the fixed cost weighs more per release, never less
+    assert audit_seconds(big // 10, cost) >= audit_seconds(big, cost) / 10 * (1 - 1e-12)
+
+
+def test_the_audit_reports_and_refuses_by_its_estimate(monkeypatch):
+    import privlib.erm.audit as erm_audit
+
+    monkeypatch.setenv("PRIVLIB_LONG_WORK_SECONDS", "60")
+    monkeypatch.setattr(erm_audit, "release_seconds", lambda release, sums, size, rng: 1e-3 + 1e-6 * size)
+    result = audit_mechanism("output", epsilon=1.0, releases=2_000, seed=0)
+    assert result.estimated_seconds == pytest.approx(audit_seconds(2_000, lambda size: 1e-3 + 1e-6 * size))
+
+    def no_audit(*args, **kwargs):
+        raise AssertionError("released")
+
+    monkeypatch.setattr(erm_audit, "audit", no_audit)
+    monkeypatch.setattr(erm_audit, "release_seconds", lambda release, sums, size, rng: 0.01 * size)
+    with pytest.raises(LongWorkRefused, match="allow_long=True") as refused:
+        audit_mechanism("output", epsilon=1.0, releases=10_000, seed=0)
+    assert refused.value.seconds == pytest.approx(2 * 10_000 * 0.01)

@@ -1,15 +1,24 @@
 """The audit of the label randomisers against their claims (privlib.label_dp.audit over
 privlib.core.audit): each stays under ε at γ = 1e-3 with fixed seeds and comes close where the law
 is exact, k-ary RR with the binary formula is caught with the same settings, and LP-2ST's slow
-releases are refused at the default size."""
+releases are refused at the default size from the cost model, before any release."""
 import math
 
 import numpy as np
 import pytest
 
+from privlib.core.audit import DEFAULT_RELEASES
 from privlib.core.randomised_response import binary_flip_probability
-from privlib.label_dp.audit import AUDIT_CLASSES, audit_mechanism, neighbouring_labels
-from privlib.label_dp.mechanisms import RR, make_randomiser
+from privlib.core.validation import LongWorkRefused
+from privlib.label_dp.audit import (
+    AUDIT_CLASSES,
+    LP2ST_RELEASE_SECONDS,
+    audit_mechanism,
+    audit_seconds,
+    neighbouring_labels,
+)
+from privlib.label_dp.mechanisms import LP2ST, RR, make_randomiser
+from privlib.label_dp.models import make_model
 
 CONFIDENCE = 0.999
 
@@ -59,10 +68,46 @@ def test_rr_with_prior_compares_its_two_most_likely_classes():
     assert neighbouring_labels(RRWithPrior(epsilon=1.0, prior=[0.1, 0.2, 0.7])) == (2, 1)
 
 
-def test_lp2st_at_the_default_size_is_refused_as_long(monkeypatch):
-    monkeypatch.setenv("PRIVLIB_LONG_WORK_SECONDS", "1")
-    with pytest.raises(ValueError, match="allow_long=True"):
-        audit_mechanism("lp2st", epsilon=1.0, seed=0, parameters={"model": "centroid"})
+def counted_releases(monkeypatch) -> list:
+    """LP-2ST's release, counting its calls (one per audit release)."""
+    calls = []
+    original = LP2ST.release
+
+    def counting(self, *args, **kwargs):
+        calls.append(1)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(LP2ST, "release", counting)
+    return calls
+
+
+@pytest.mark.parametrize("model", ["logistic", "logreg", "centroid", "knn"])
+def test_lp2st_at_the_default_size_is_refused_before_any_release(monkeypatch, model):
+    """The cost model refuses it: no model is fitted (the old timing probes fitted 10 before refusing)."""
+    monkeypatch.setenv("PRIVLIB_LONG_WORK_SECONDS", "10")
+    calls = counted_releases(monkeypatch)
+    with pytest.raises(LongWorkRefused, match="allow_long=True") as refused:
+        audit_mechanism("lp2st", epsilon=1.0, seed=0, parameters={"model": model})
+    assert calls == []
+    assert refused.value.seconds == audit_seconds(LP2ST(epsilon=1.0, model=model), DEFAULT_RELEASES) > 10
+
+
+def test_the_cost_model_is_releases_times_the_stored_cost_of_a_release():
+    for name, cost in LP2ST_RELEASE_SECONDS.items():
+        mechanism = LP2ST(epsilon=1.0, model=name)
+        assert audit_seconds(mechanism, 1_000) == pytest.approx(2 * 1_000 * cost)
+        assert audit_seconds(mechanism, 4_000) == pytest.approx(4 * audit_seconds(mechanism, 1_000))
+    assert LP2ST_RELEASE_SECONDS["logistic"] > LP2ST_RELEASE_SECONDS["centroid"]
+    assert audit_seconds(LP2ST(epsilon=1.0, model=make_model("centroid", 10)), 1_000) == pytest.approx(
+        2 * 1_000 * LP2ST_RELEASE_SECONDS["centroid"])
+    assert audit_seconds(make_randomiser("rr", 1.0), 10**6) == 0.0  # drawn at once, timed by the audit
+
+
+def test_an_audit_the_cost_model_lets_through_runs_its_releases(monkeypatch):
+    monkeypatch.setenv("PRIVLIB_LONG_WORK_SECONDS", "10")
+    calls = counted_releases(monkeypatch)
+    result = audit_mechanism("lp2st", epsilon=1.0, releases=20, seed=0, parameters={"model": "centroid"})
+    assert len(calls) == 2 * 20 and result.releases == 20
 
 
 def test_unknown_parameter_is_refused():

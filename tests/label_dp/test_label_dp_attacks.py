@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from privlib.core.randomised_response import RandomisedResponse
-from privlib.core.risk import DPCurve, reidentification_bound
+from privlib.core.risk import DPCurve, largest_epsilon_under, reidentification_bound
 from privlib.core.statistics import clopper_pearson_upper
 from privlib.label_dp import attacks
 from privlib.label_dp.datasets import load_dataset
@@ -312,23 +312,12 @@ def test_the_largest_epsilon_under_a_target_matches_the_closed_form(C, target):
     """Uniform prior: e^ε/(e^ε + C − 1) ≤ T exactly when ε ≤ ln(T(C − 1)/(1 − T))."""
     grid = np.round(np.arange(0.05, 8.0, 0.05), 10)
     bounds = [attacks.noisy_label_attack("rr", e, np.full(C, 1 / C)).bound for e in grid]
-    answer = attacks.largest_epsilon_under(target, grid, bounds)
+    answer = largest_epsilon_under(target, grid, bounds)
     exact = math.log(target * (C - 1) / (1 - target))
     assert answer <= exact and answer > exact - 0.05
 
 
-def test_the_largest_epsilon_needs_every_smaller_epsilon_under_the_target_and_counts_the_se():
-    grid = [0.5, 1.0, 2.0, 4.0]
-    assert attacks.largest_epsilon_under(0.6, grid, [0.5, 0.7, 0.55, 0.9]) == 0.5  # a later dip does not count
-    assert attacks.largest_epsilon_under(0.6, grid, [0.5, 0.55, 0.58, 0.9]) == 2.0
-    assert attacks.largest_epsilon_under(0.6, grid, [0.5, 0.55, 0.58, 0.9], [0.01, 0.01, 0.02, 0.0]) == 1.0
-    assert attacks.largest_epsilon_under(0.4, grid, [0.5, 0.55, 0.58, 0.9]) is None
-    assert attacks.largest_epsilon_under(0.6, grid, [float("nan"), 0.5, 0.5, 0.5]) is None
-    assert attacks.largest_epsilon_under(0.6, [2.0, 0.5, 1.0], [0.58, 0.5, 0.55]) == 2.0  # any order
-    with pytest.raises(ValueError, match="target"):
-        attacks.largest_epsilon_under(1.5, grid, [0.5] * 4)
-    with pytest.raises(ValueError, match="one value per epsilon"):
-        attacks.largest_epsilon_under(0.5, grid, [0.5] * 3)
+def test_the_target_sentence_says_the_answer_or_that_there_is_none():
     assert attacks.target_sentence(0.6, 2.0, "the attacker", "by the bound") == (
         "The largest ε of the grid that keeps the attacker under 60.0 % is 2 (by the bound).")
     assert attacks.target_sentence(0.6, None, "the attacker", "measured") == (

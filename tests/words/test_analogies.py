@@ -150,3 +150,16 @@ def test_nearest_distance_on_a_map():
         square.nearest_distance("z")
     states = PointMap.us_states()  # the islands of the "Why it happens" page
     assert states.nearest_distance("Hawaii") > 10 * states.nearest_distance("Kansas")
+
+
+def test_nearest_place_is_the_brute_force_one_across_blocks_with_ties_to_the_lowest_row():
+    """`PointMap.nearest` works in blocks of points (issue 22: cache-sized blocks): every point, on either side of a
+    block boundary, gets the place a plain search over all pairs gives, and a tie goes to the lower row."""
+    states = PointMap.us_states()
+    rng = np.random.default_rng(3)
+    points = rng.uniform(states.xy.min(axis=0) - 500, states.xy.max(axis=0) + 500, (2_503, 2))
+    brute = [min(range(len(states)), key=lambda i: (math.dist(p, states.xy[i]), i)) for p in points]
+    assert states.nearest(points).tolist() == brute
+    tied = PointMap.from_arrays(["a", "b", "c"], [[-1.0, 0.0], [1.0, 0.0], [0.0, 5.0]])
+    midpoints = np.tile([[0.0, 0.0], [0.0, -3.0]], (1_001, 1))  # equally far from a and b, in two blocks
+    assert set(tied.nearest(midpoints).tolist()) == {0}

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from privlib.core.risk import DPCurve, FinitePairCurve, metric_reidentification_bounds, reidentification_bound
-from privlib.words import attacks
+from privlib.words import attacks, kernel_costs
 from privlib.words.attacks import (
     AttackFrontier,
     attack_curve,
@@ -291,7 +291,7 @@ def test_the_estimate_with_fixed_kernel_costs_is_the_documented_count(glove_2000
 
 
 def test_the_estimate_times_its_kernels_once_per_space(monkeypatch):
-    monkeypatch.delenv(attacks.KERNEL_NANOSECONDS_VARIABLE)
+    monkeypatch.delenv(kernel_costs.KERNEL_NANOSECONDS_VARIABLE)
     space = EmbeddingSpace.glove_6b_50d(vocab_size=3000)  # a space of its own: its timings are new
     first = attack_seconds(space, MultivariateLaplace.family(), [2.0], candidates=500)
     assert 0 < first < math.inf
@@ -299,10 +299,69 @@ def test_the_estimate_times_its_kernels_once_per_space(monkeypatch):
     assert attack_seconds(space, MultivariateLaplace.family(), [2.0, 4.0], candidates=500) > first
 
 
-def test_the_kernel_variable_is_the_cost_models():
-    from privlib.words.cost import KERNEL_NANOSECONDS_VARIABLE
+@pytest.fixture
+def stored_costs(monkeypatch):
+    """The stored kernel costs only: the tests' fixed costs removed, and any timing of a kernel an error."""
+    monkeypatch.delenv(kernel_costs.KERNEL_NANOSECONDS_VARIABLE)
 
-    assert attacks.KERNEL_NANOSECONDS_VARIABLE == KERNEL_NANOSECONDS_VARIABLE
+    def timing(words, run, sizes):
+        raise AssertionError("a kernel was timed")
+
+    monkeypatch.setattr(attacks, "probe_seconds", timing)
+
+
+def test_the_stored_estimate_times_nothing_and_counts_the_cost_models_kernels(glove_2000, stored_costs):
+    """Without ``timed``, the same count as the timed estimate at the cost model's stored costs
+    (`privlib.words.kernel_costs.STORED_KERNEL_NANOSECONDS`, nanoseconds per unit and per vocabulary word):
+    the distance rows, the laws (SanText's for the bounds too), the sampling kernel of the cost model's
+    sweeps (``sample_many``), CusText's groups; nothing is timed."""
+    stored = {name: value * 1e-9 if isinstance(value, float) else {k: v * 1e-9 for k, v in value.items()}
+              for name, value in kernel_costs.STORED_KERNEL_NANOSECONDS.items()}
+    v, n, e = len(glove_2000), 300, 3
+    rows = n * v * stored["distances"]
+    for mechanism in (SanText.family(), SanTextPlus.family(), TEM.family()):
+        law = stored["law"][mechanism.name]
+        assert attack_seconds(glove_2000, mechanism, [1, 2, 3], candidates=n, timed=False) == pytest.approx(
+            rows + n * v * e * law + (e + 1) * n * n * stored["law"]["santext"], rel=1e-12)
+    for name in ("multivariate-laplace", "postprocessing-fix", "mahalanobis", "vickrey"):
+        sampling = stored["sampling"][name]
+        assert attack_seconds(glove_2000, name, [1, 2, 3], candidates=n, samples_per_word=5, runs=700, bound=False,
+                              timed=False) == pytest.approx(rows + e * (n * 5 + 700) * v * sampling, rel=1e-12)
+    assert attack_seconds(glove_2000, CusText.family(), [1, 2, 3], candidates=n, bound=False,
+                          timed=False) == pytest.approx(v * stored["custext-groups"] + rows, rel=1e-12)
+    with pytest.raises(AssertionError, match="timed"):  # (the timed estimate does time them)
+        attack_seconds(glove_2000, SanText.family(), [1, 2, 3], candidates=n)
+
+
+def test_every_exact_dense_law_has_a_stored_cost():
+    assert set(kernel_costs.STORED_KERNEL_NANOSECONDS["law"]) == {
+        m.family().name for m in (SanText, SanTextPlus, TEM)}
+    assert all(value > 0 for value in kernel_costs.STORED_KERNEL_NANOSECONDS["law"].values())
+
+
+def test_fixed_costs_come_before_the_stored_ones(glove_2000, monkeypatch):
+    monkeypatch.setenv(kernel_costs.KERNEL_NANOSECONDS_VARIABLE, "3")
+    v, n, e, c = len(glove_2000), 300, 3, 3e-9
+    assert attack_seconds(glove_2000, SanText.family(), [1, 2, 3], candidates=n, timed=False) == pytest.approx(
+        n * v * c + n * v * e * c + (e + 1) * n * n * c, rel=1e-12)
+    assert attack_seconds(glove_2000, CusText.family(), [1.0], candidates=n, bound=False,
+                          timed=False) == pytest.approx(v * c + n * v * c, rel=1e-12)
+
+
+def test_the_kernel_costs_have_one_home():
+    """The fixed-cost variable is spelt once in the library (`privlib.words.kernel_costs`), and the cost
+    model's names are that module's very objects."""
+    from pathlib import Path
+
+    from privlib.words import cost
+
+    root = Path(kernel_costs.__file__).resolve().parents[1]  # privlib/
+    spelt = sorted(str(path.relative_to(root)) for path in root.rglob("*.py")
+                   if kernel_costs.KERNEL_NANOSECONDS_VARIABLE in path.read_text(encoding="utf-8"))
+    assert spelt == ["words/kernel_costs.py"]
+    assert cost.KERNEL_NANOSECONDS_VARIABLE is kernel_costs.KERNEL_NANOSECONDS_VARIABLE
+    assert cost.STORED_KERNEL_NANOSECONDS is kernel_costs.STORED_KERNEL_NANOSECONDS
+    assert not hasattr(attacks, "KERNEL_NANOSECONDS_VARIABLE")
 
 
 @pytest.mark.parametrize("call, message", [

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from privlib.presentation.words.report import ATTACK_CHART, choice_figures, choice_report
-from privlib.words.attacks import bayes_attack, sampled_attack, word_candidates
+from privlib.words.attacks import attack_curve, bayes_attack, sampled_attack, word_candidates
+from privlib.words.attacks import largest_epsilon_under as page_answer
 from privlib.words.choice import (
     BAND_SE,
     AttackMetrics,
@@ -35,33 +36,39 @@ def space():
     return EmbeddingSpace.glove_6b_50d(vocab_size=3000)
 
 
-def brute_force(space, mechanism: str, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(success, band low, band high) per grid ε, each ε attacked on its own with the attacks module."""
+def brute_force(space, mechanism: str, seed: int) -> tuple[np.ndarray, ...]:
+    """(success, band low, band high, standard error) per grid ε, each ε attacked on its own with the
+    attacks module."""
     cand = word_candidates(space, SETTINGS.candidates, SETTINGS.prior)
-    values, low, high = [], [], []
+    values, low, high, ses = [], [], [], []
     for e in GRID:
         if mechanism == "santext":
             s = bayes_attack(space, mechanism, e, candidates=cand, close=10).success
-            values.append(s), low.append(s), high.append(s)
+            values.append(s), low.append(s), high.append(s), ses.append(0.0)
         else:
             a = sampled_attack(space, mechanism, e, candidates=cand, samples_per_word=SETTINGS.samples_per_word,
                                seed=seed, close=10)
             values.append(a.success)
             lo, hi = a.interval(BAND_SE)
-            low.append(lo), high.append(hi)
-    return np.array(values), np.array(low), np.array(high)
+            low.append(lo), high.append(hi), ses.append(a.standard_error)
+    return np.array(values), np.array(low), np.array(high), np.array(ses)
 
 
 def scan(values, limit):
-    """The largest grid ε whose value is within ``limit`` (None: none)."""
-    met = [e for e, v in zip(GRID, values) if v <= limit]
-    return max(met) if met else None
+    """The largest grid ε (GRID is increasing) with ``values`` within ``limit`` there and at every smaller
+    grid ε (None: not even the first)."""
+    found = None
+    for e, v in zip(GRID, values):
+        if v > limit:
+            break
+        found = e
+    return found
 
 
 @pytest.mark.parametrize("mechanism", ["santext", "multivariate-laplace"])
 def test_the_answer_is_a_brute_force_scan_of_the_attack_over_the_grid(space, mechanism):
     seed = 4
-    values, low, high = brute_force(space, mechanism, seed)
+    values, low, high, ses = brute_force(space, mechanism, seed)
     assert np.all(np.diff(values[[0, -1]]) > 0)  # more ε, more re-identification
     measured = attack_metrics(space, mechanism, GRID, SETTINGS, close=10, seed=seed)
     np.testing.assert_array_equal(measured.success, values)  # same seed, same numbers, ε by ε
@@ -76,10 +83,10 @@ def test_the_answer_is_a_brute_force_scan_of_the_attack_over_the_grid(space, mec
             if not 0 < target < 1 - measured.prior_baseline or (measure == "success" and target <= measured.prior_baseline):
                 continue  # targets refused as impossible or trivially met (the test below)
             a = answer(metrics, Targets(attack=float(target), attack_measure=measure), attack=measured)
-            assert a.attack.epsilon == scan(values - shift, target)
-            assert a.attack.conservative == scan(high - shift, target)  # the band's upper end within the target
-            assert a.attack.optimistic == scan(low - shift, target)
-            assert list(a.attack_met) == [v - shift <= target for v in values]
+            # the one rule: measured + 2 SE (exact: the value) within the target at ε and every smaller ε
+            assert a.attack.epsilon == a.attack.conservative == scan(values + BAND_SE * ses - shift, target)
+            assert a.attack.optimistic == scan(values - BAND_SE * ses - shift, target)
+            assert list(a.attack_met) == [a.attack.epsilon is not None and e <= a.attack.epsilon for e in GRID]
             assert a.attack.status == ("crossed" if 0 < sum(a.attack_met) < len(GRID)
                                        else "everywhere" if all(a.attack_met) else "nowhere")
             assert list(a.recommended) == list(a.utility_met & a.privacy_kept & a.attack_met)
@@ -88,6 +95,30 @@ def test_the_answer_is_a_brute_force_scan_of_the_attack_over_the_grid(space, mec
     if mechanism != "santext":
         a = answer(metrics, Targets(attack=0.5), attack=measured)
         assert "lower bound on the best attacker" in a.message
+
+
+@pytest.mark.parametrize("mechanism", ["santext", "multivariate-laplace"])
+def test_choose_epsilon_and_the_neighbour_ranks_page_give_the_same_answer(space, mechanism):
+    """The page's answer (`privlib.words.attacks.largest_epsilon_under` of `attack_curve`, what
+    pages/neighbour_ranks.py shows) and Choose epsilon's (`answer`) at the same seed and settings: one rule,
+    the same numbers — for targets on either side of each measured success + 2 SE."""
+    seed = 4
+    curve = attack_curve(space, mechanism, GRID, candidates=word_candidates(space, SETTINGS.candidates),
+                         samples_per_word=SETTINGS.samples_per_word, seed=seed, close=10)
+    measured = attack_metrics(space, mechanism, GRID, SETTINGS, close=10, seed=seed)
+    np.testing.assert_array_equal(measured.success, curve.success[0])
+    np.testing.assert_array_equal(measured.standard_errors, curve.success_se[0])
+    metrics = mechanism_metrics(space, ["king", "river"], GRID, mechanism, samples=10, close=10, rng=seed)
+    cautious = curve.success[0] + BAND_SE * curve.success_se[0]
+    answers = set()
+    for target in np.concatenate([cautious - 1e-4, cautious + 1e-4]):
+        if not measured.prior_baseline < target < 1:
+            continue
+        page = page_answer(curve, float(target))
+        choice = answer(metrics, Targets(attack=float(target)), attack=measured)
+        assert choice.attack.epsilon == page.by_attack
+        answers.add(page.by_attack)
+    assert len(answers) >= 3  # the targets reach several different answers
 
 
 def test_impossible_and_trivially_met_targets_are_refused_before_any_work(space, monkeypatch):
@@ -152,22 +183,28 @@ def test_grid_answers_nowhere_everywhere_and_the_range():
     metrics = synthetic_metrics([0.7, 0.8, 0.9, 0.95], [0.1, 0.2, 0.3, 0.4])
     attack = synthetic_attack([0.05, 0.15, 0.3, 0.6], [0.01, 0.03, 0.04, 0.05])
     a = answer(metrics, Targets(attack=0.2), attack=attack)
-    # estimate within 0.2 up to ε = 2; 0.15 + 2·0.03 = 0.21 > 0.2, so surely only up to 1; 0.3 − 0.08 > 0.2
-    assert (a.attack.conservative, a.attack.epsilon, a.attack.optimistic) == (1.0, 2.0, 2.0)
-    assert a.attack.interpolated == pytest.approx(2 + 0.05 / 0.15)
-    assert list(a.recommended) == [True, True, False, False] and list(a.surely) == [True, False, False, False]
-    assert "holds up to ε = 2" in a.message and "surely up to ε = 1" in a.message
-    assert a.attack_summary == "Attack target: largest ε that meets it = 2 (±2 SE range: ε = 1 to 2)."
+    # + 2 SE: 0.07, 0.21 > 0.2, so ε = 1 (the answer); − 2 SE: 0.03, 0.09, 0.22 > 0.2, so up to ε = 2
+    assert (a.attack.conservative, a.attack.epsilon, a.attack.optimistic) == (1.0, 1.0, 2.0)
+    assert a.attack.interpolated == pytest.approx(1 + 0.13 / 0.14)  # 0.07 → 0.21 crosses 0.2
+    assert list(a.attack_met) == [True, False, False, False]
+    assert list(a.recommended) == [True, False, False, False] and list(a.surely) == [True, False, False, False]
+    assert list(a.possibly) == [True, True, False, False]
+    assert "holds with its +2 SE up to ε = 1" in a.message and "might hold up to ε = 2" in a.message
+    assert a.attack_summary == "Attack target: largest ε that meets it = 1 (±2 SE range: ε = 1 to 2)."
     nowhere = answer(metrics, Targets(attack=0.04), attack=attack)
     assert nowhere.attack.status == "nowhere" and nowhere.attack.epsilon is None and not nowhere.feasible
-    assert "holds at no ε of the grid: even at ε = 1 the attacker names the original 5.0%" in nowhere.message
+    assert "holds with its +2 SE at no ε of the grid: at ε = 1 the attacker names the original 5.0%" in nowhere.message
     assert "all three targets" in nowhere.message
-    assert nowhere.attack_summary == "Attack target: met at no ε of the grid."
-    everywhere = answer(metrics, Targets(attack=0.7), attack=attack)
+    assert nowhere.attack_summary == "Attack target: met at no ε of the grid (with −2 SE: up to ε = 1)."
+    everywhere = answer(metrics, Targets(attack=0.71), attack=attack)  # 0.6 + 2·0.05 = 0.70
     assert everywhere.attack.status == "everywhere" and everywhere.attack.epsilon == 4.0
-    assert "holds at every ε of the grid" in everywhere.message
-    above = answer(metrics, Targets(attack=0.14, attack_measure="above_prior"), attack=attack)
-    assert above.attack.epsilon == 2.0  # 0.15 − 0.01 prior = 0.14 points
+    assert "holds with its +2 SE at every ε of the grid" in everywhere.message
+    assert answer(metrics, Targets(attack=0.69), attack=attack).attack.epsilon == 3.0
+    above = answer(metrics, Targets(attack=0.21, attack_measure="above_prior"), attack=attack)
+    assert above.attack.epsilon == 2.0  # 0.15 + 0.06 − 0.01 prior = 0.20 points; 0.3 + 0.08 − 0.01 = 0.37
+    # a later dip under the target does not count: 0.25 at ε = 2 misses 0.2, 0.1 at ε = 3 is not an answer
+    dip = answer(metrics, Targets(attack=0.2), attack=synthetic_attack([0.05, 0.25, 0.1, 0.15], [0.0] * 4))
+    assert dip.attack.epsilon == 1.0 and list(dip.attack_met) == [True, False, False, False]
     with pytest.raises(ValueError, match="needs the attack"):
         answer(metrics, Targets(attack=0.2))
 

@@ -88,3 +88,26 @@ def test_fig_6_runs_of_the_mechanism_are_estimated_from_their_count(glove_small,
         200 * 11 * sampling, rel=1e-12)
     with pytest.raises(ValueError):
         cost.mechanism_frequencies_seconds(glove_small, [1.0], 0, timed=False)
+
+
+def test_the_cost_model_imports_neither_table_2_nor_the_epsilon_study():
+    """Importing the cost model (a page estimating a sweep: Neighbour ranks' first view) leaves Table 2's
+    theory (which imports scipy.stats and scipy.integrate: seconds on a busy machine) and the ε study to
+    the estimates of their own work, which still give the workload's own errors (issue 22)."""
+    import subprocess
+    import sys
+
+    code = ("import sys; import privlib.words.cost; "
+            "print(sorted(m for m in ('scipy.stats', 'scipy.integrate', 'privlib.words.theory', "
+            "'privlib.words.choice') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_the_lazily_imported_estimates_still_check_their_input(glove_small):
+    with pytest.raises(ValueError, match="far"):
+        cost.neighbour_distances_seconds(glove_small, 10, far=1)
+    with pytest.raises(ValueError):
+        cost.mechanism_metrics_seconds(glove_small, ["king"], [-1.0])
+    assert cost.neighbour_distances_seconds(glove_small, 10) == cost.neighbour_distances_seconds(glove_small, 10,
+                                                                                                 far=101)

@@ -126,6 +126,26 @@ def test_win_probabilities_are_the_exact_cdf(gaussian_table):
     np.testing.assert_allclose(wp.mean()["w_beats_x1"], wp.w_beats_x1.mean(axis=0), rtol=1e-15)
 
 
+def test_win_probabilities_on_the_cores_are_the_columns_of_a_loop_in_grid_order(gaussian_table, monkeypatch):
+    """The epsilons are computed on worker threads (issue 22): each column is still `NoisyDotProduct.cdf`'s, bit for
+    bit, in the grid's order (unsorted here), whatever the number of threads, and progress goes up in that order."""
+    from privlib.words.theory import neighbour_distances as module
+
+    eps = [7.0, 0.5, 30.0, 2.0, 0.1]
+    calls = []
+    for cores in (1, 2, 3):
+        monkeypatch.setattr(module, "available_cores", lambda cores=cores: cores)
+        calls.clear()
+        wp = win_probabilities(gaussian_table, eps, progress=lambda fraction, message: calls.append((fraction, message)))
+        for j, e in enumerate(eps):
+            law = NoisyDotProduct(8, e)
+            np.testing.assert_array_equal(wp.w_beats_x1[:, j], law.cdf(gaussian_table.z_w_x1))
+            np.testing.assert_array_equal(wp.x1_beats_x2[:, j], law.cdf(gaussian_table.z_x1_x2))
+            assert wp.at_mean_z["x1_beats_x2"][j] == law.cdf(gaussian_table.means()["z_x1_x2"])
+        assert [f for f, _ in calls] == [0.2, 0.4, 0.6, 0.8, 1.0]
+        assert [m.split(" (")[0] for _, m in calls] == [f"Exact probabilities at ε = {e:g}" for e in eps]
+
+
 def test_win_probabilities_rise_monotonically_from_one_half_to_one(gaussian_table):
     eps = np.geomspace(1e-7, 1e7, 29)
     wp = win_probabilities(gaussian_table, eps)

@@ -413,6 +413,41 @@ def test_noise_radius_wraps_gamma():
         NoisyDotProduct(1, 1.0).angular
 
 
+@pytest.mark.parametrize("n", [1, 2, 3, 50, 300])
+@pytest.mark.parametrize("epsilon", [1e-4, 0.002, 1.0, 37.3])
+def test_noise_radius_is_scipy_gamma_bit_for_bit(n, epsilon):
+    """NoiseRadius computes scipy.stats.gamma's formulas with scipy.special (no scipy.stats import, issue 22):
+    the very same numbers, scalars as numpy floats, on the support, off it (r < 0, r = 0, ±inf) and at NaN."""
+    law, reference = NoiseRadius(n, epsilon), stats.gamma(a=n, scale=1 / epsilon)
+    rng = np.random.default_rng(n)
+    r = np.concatenate([rng.gamma(n, 1 / epsilon, 300), rng.uniform(0, 10 * n / epsilon, 100),
+                        [0.0, -0.0, -1.0, 1e-300, 1e300, np.inf, -np.inf, np.nan]])
+    q = np.concatenate([rng.uniform(0, 1, 300), [0.0, 1.0, -0.1, 1.1, np.nan, 1e-300, 1 - 1e-16, 0.5]])
+    for name, points in [("pdf", r), ("logpdf", r), ("cdf", r), ("sf", r), ("logsf", r), ("ppf", q)]:
+        for x in (points, points.reshape(-1, 2), points[0], float(points[-1]), []):
+            with np.errstate(all="ignore"):
+                ours, theirs = getattr(law, name)(x), getattr(reference, name)(x)
+            assert np.shape(ours) == np.shape(theirs) and type(ours) is type(theirs), (name, x)
+            np.testing.assert_array_equal(ours, theirs, err_msg=name)
+
+
+def test_the_closed_forms_import_no_scipy_stats_integrate_or_optimize():
+    """The Why it happens page's first view (its exact laws: NoiseRadius, NoisyDotProduct.cdf) pays none of these
+    imports (~0.8 s, issue 22): they are imported where Eq. 13's integral and Thm 8's minimisation need them."""
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            "from privlib.words.theory import analogies, neighbour_distances, noisy_dot\n"
+            "noisy_dot.NoiseRadius(2, 0.01).ppf(0.999), noisy_dot.NoisyDotProduct(50, 2.0).cdf([0.5, 3.0])\n"
+            "print(sorted(m for m in ('scipy.stats', 'scipy.integrate', 'scipy.optimize') if m in sys.modules))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["[]"]
+    law = NoisyDotProduct(50, 2.0)  # and the functions that need them import them
+    assert law.sf_integral(0.7) == pytest.approx(float(law.sf(0.7)), rel=1e-9)
+    assert thm8_half_width(50, 2.0, 0.9).half_width > 0
+
+
 # ---------------------------------------------------------------------------------------------
 # Bounds
 # ---------------------------------------------------------------------------------------------

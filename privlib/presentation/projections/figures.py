@@ -379,6 +379,27 @@ def mechanism_table(rows: list[dict], precision_label: str = "precision@50") -> 
     return table
 
 
+#: The characters that Markdown (and Streamlit's, with $ for formulas) reads as marks in a table cell.
+MARKDOWN_MARKS = frozenset("\\|*_`$~")
+
+
+def markdown_table(rows: list[dict]) -> str:
+    """``rows`` (one dict per row, the columns of the first; e.g. `mechanism_table`) as a Markdown table:
+    a static table whose cells wrap, drawn without pandas (``st.table`` imports it: about half a second
+    on a page's first view). Markdown's marks in a cell (| * _ ` $ ~ \\) are escaped, so a cell reads as
+    written, and a line break becomes a space."""
+    if not rows:
+        return ""
+
+    def cell(value) -> str:
+        return "".join("\\" + c if c in MARKDOWN_MARKS else c for c in " ".join(str(value).split()))
+
+    columns = list(rows[0])
+    lines = ["| " + " | ".join(cell(c) for c in columns) + " |", "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(cell(row.get(c, "")) for c in columns) + " |" for row in rows]
+    return "\n".join(lines)
+
+
 # ================================================================ the page's charts, computed
 # Each function below computes its closed forms with privlib.projections and returns the figure of
 # one builder above: deterministic, no side effects (pages cache and render them).

@@ -1,7 +1,7 @@
 """The inverse questions of an ε study: the smallest ε that meets a utility target, the largest
 that keeps a privacy floor and the largest that keeps an attack target (at most a share of words
-re-identified, or at most some points above the prior; `attack_metrics`), with their ±2 SE range,
-and the answer in plain words."""
+re-identified, or at most some points above the prior; `attack_metrics`; by the one rule of every
+page, `privlib.core.risk.largest_epsilon_under`), with their ±2 SE range, and the answer in plain words."""
 from __future__ import annotations
 
 import numbers
@@ -159,10 +159,10 @@ def _status(mask) -> str:
 class Answer:
     """The inverse questions for one mechanism: ``utility`` (smallest epsilon meeting the
     utility target), ``privacy`` (largest epsilon keeping the floor), ``attack`` (largest epsilon
-    keeping the attack target; None without one); per grid epsilon, where the estimates meet
-    every target (``recommended``), where they all hold even against ±`BAND_SE` SE (``surely``)
-    and where they all may hold within it (``possibly``); ``attack_met``: where the attack target
-    holds (estimates)."""
+    keeping the attack target with every smaller one — the one rule, `privlib.core.risk.largest_epsilon_under`;
+    None without one); per grid epsilon, where the estimates meet every target (``recommended``), where
+    they all hold even against ±`BAND_SE` SE (``surely``) and where they all may hold within it
+    (``possibly``); ``attack_met``: where the attack target holds (the grid ε up to the attack's answer)."""
 
     mechanism: str
     label: str
@@ -200,17 +200,18 @@ class Answer:
 
     @property
     def attack_summary(self) -> str | None:
-        """The attack target's answer in one line: the largest grid ε that meets it and its ±2 SE
-        range (None without an attack target)."""
+        """The attack target's answer in one line: the largest grid ε that meets it with every smaller
+        one (measured + 2 SE, or exact) and the other end of its ±2 SE range (None without an attack
+        target)."""
         a = self.attack
         if a is None:
             return None
         if a.epsilon is None:
-            return "Attack target: met at no ε of the grid."
-        low = "none" if a.conservative is None else f"{a.conservative:g}"
-        span = (f"the same allowing for ±{BAND_SE:g} SE" if a.conservative == a.optimistic == a.epsilon
-                else f"±{BAND_SE:g} SE range: ε = {low} to {a.optimistic:g}")
-        return (f"Attack target: largest ε that meets it = {a.epsilon:g} ({span})"
+            return ("Attack target: met at no ε of the grid" + ("." if a.optimistic is None else
+                    f" (with −{BAND_SE:g} SE: up to ε = {a.optimistic:g})."))
+        span = ("" if a.optimistic == a.epsilon
+                else f" (±{BAND_SE:g} SE range: ε = {a.epsilon:g} to {a.optimistic:g})")
+        return (f"Attack target: largest ε that meets it = {a.epsilon:g}{span}"
                 + ("; met at every ε of the grid." if a.status == EVERYWHERE else "."))
 
     def to_dict(self) -> dict:
@@ -226,10 +227,11 @@ def answer(metrics: MechanismMetrics, targets: Targets, sentence_length: int = D
     """The inverse questions on the grid of ``metrics`` (see `Threshold` and `Answer`), with a
     plain-language message. Grid answers are literal: the smallest grid epsilon where the
     utility estimate meets the target, the largest where the privacy statistic is within the
-    floor and the largest where the attack's measure (``attack``, the same mechanism on the same
-    grid; needed when ``targets.attack`` is set) is within the attack target, its range from the
-    attack's band (`attack_metrics.AttackMetrics`); if the estimates are not monotone in epsilon,
-    `Answer.recommended` marks each grid point that meets every target."""
+    floor, and for the attack (``attack``, the same mechanism on the same grid; needed when
+    ``targets.attack`` is set) the rule of every topic's page: the largest grid ε at which, and at every
+    smaller one, the measure + 2 SE (exact: the value) is within the attack target, with the − 2 SE end
+    of its range (`_attack_answer`); if the estimates are not monotone in epsilon, `Answer.recommended`
+    marks each grid point that meets every target."""
     eps = np.asarray(metrics.epsilons, dtype=np.float64)
     if targets.attack is not None:
         if attack is None:
@@ -303,34 +305,47 @@ def answer(metrics: MechanismMetrics, targets: Targets, sentence_length: int = D
 
 
 def _attack_answer(attack: AttackMetrics, targets: Targets, wording: str):
-    """The attack target's `Threshold` (largest grid ε where the measure is within it; optimistic /
-    conservative from the band's low / high end), where it holds (estimate, surely, possibly) and
-    its sentence."""
+    """The attack target's `Threshold` by the one rule of every page and command
+    (`privlib.core.risk.largest_epsilon_under`): ``epsilon`` (= ``conservative``) is the largest grid ε
+    such that at it and at every smaller grid ε the attack's measure — the exact Bayes value, or a sampled
+    attack's measured value + `BAND_SE` standard errors — is within the target (a dip back under the
+    target after a miss does not count: a sampled success need not be monotone in ε); ``optimistic`` the
+    same with − `BAND_SE` SE (the other end of the ±2 SE range); ``interpolated`` where the straight line
+    of the rule's values crosses the target after the answer. Where it holds (the grid ε up to the answer:
+    estimate and surely; up to the optimistic answer: possibly) and its sentence."""
+    from privlib.core.risk import largest_epsilon_under
+
     eps = np.asarray(attack.epsilons, dtype=np.float64)
     limit = float(targets.attack)
-    values, low, high = attack.measure(targets.attack_measure)
-    hit, hit_sure, hit_opt = values <= limit, high <= limit, low <= limit
-    e_a, i_a = _last(eps, hit)
-    interp = (_interpolate(eps, values, i_a, i_a + 1, limit)
-              if i_a is not None and i_a + 1 < eps.size and not hit[i_a + 1] else None)
-    threshold = Threshold(e_a, interp, _last(eps, hit_opt)[0], _last(eps, hit_sure)[0], _status(hit))
+    values = attack.measure(targets.attack_measure)[0]
+    se = None if attack.exact else np.asarray(attack.standard_errors, dtype=np.float64)
+    e_a = largest_epsilon_under(limit, eps, values, se, z=BAND_SE)
+    e_opt = largest_epsilon_under(limit, eps, values, se, z=-BAND_SE)
+    hit = np.zeros(eps.size, dtype=bool) if e_a is None else eps <= e_a
+    hit_opt = np.zeros(eps.size, dtype=bool) if e_opt is None else eps <= e_opt
+    cautious = values if se is None else values + BAND_SE * se
+    i_a = int(np.flatnonzero(hit)[-1]) if hit.any() else None
+    interp = (_interpolate(eps, cautious, i_a, i_a + 1, limit)
+              if i_a is not None and i_a + 1 < eps.size and not cautious[i_a + 1] <= limit else None)
+    threshold = Threshold(e_a, interp, e_opt, e_a, _status(hit))
     who = (f"{attack.attacker}, {attack.settings.candidates:,} most frequent words, {attack.settings.prior} prior, "
            f"prior alone {attack.prior_baseline:.2%}")
+    how = "" if attack.exact else f" with its +{BAND_SE:g} SE"
     if threshold.status == EVERYWHERE:
-        text = f"The attack target ({wording}; {who}) holds at every ε of the grid, even the largest (ε = {eps[-1]:g})."
+        text = (f"The attack target ({wording}; {who}) holds{how} at every ε of the grid, even the largest "
+                f"(ε = {eps[-1]:g}).")
     elif threshold.status == NOWHERE:
-        text = (f"The attack target ({wording}; {who}) holds at no ε of the grid: even at ε = {eps[0]:g} the "
-                f"attacker names the original {attack.success[0]:.1%} of the time.")
+        text = (f"The attack target ({wording}; {who}) holds{how} at no ε of the grid: at ε = {eps[0]:g} the "
+                f"attacker names the original {attack.success[0]:.1%} of the time"
+                + ("." if attack.exact else f" ± {BAND_SE * attack.standard_errors[0]:.1%}.")
+                + ("" if e_opt is None else f" Within −{BAND_SE:g} SE it might hold up to ε = {e_opt:g}."))
     else:
-        sure = (f"surely up to ε = {threshold.conservative:g}" if threshold.conservative is not None
-                else "surely at no grid ε")
-        text = (f"The attack target ({wording}; {who}) holds up to ε = {e_a:g}"
-                + (f" (about {interp:.3g} by linear interpolation)" if interp is not None else "")
-                + (f"; the same allowing for ±{BAND_SE:g} SE." if threshold.optimistic == threshold.conservative == e_a
-                   else f"; allowing for ±{BAND_SE:g} SE, {sure} and at most up to ε = {threshold.optimistic:g}."))
+        text = (f"The attack target ({wording}; {who}) holds{how} up to ε = {e_a:g}, and at every smaller ε of "
+                f"the grid" + (f" (about {interp:.3g} by linear interpolation)" if interp is not None else "")
+                + ("." if e_opt == e_a else f"; with −{BAND_SE:g} SE it might hold up to ε = {e_opt:g}."))
     if not attack.exact:
         text += " A sampled attack is a lower bound on the best attacker: the largest safe ε may be smaller."
-    return threshold, hit, hit_sure, hit_opt, text
+    return threshold, hit, hit, hit_opt, text
 
 
 def _span(lo, hi) -> str:

@@ -231,8 +231,10 @@ class PointMap:
         points = np.atleast_2d(np.asarray(points, dtype=np.float64))
         out = np.empty(points.shape[0], dtype=np.int64)
         x, y = self.xy[:, 0], self.xy[:, 1]
-        for s in range(0, points.shape[0], 20_000):  # bounded memory: 20,000 x P distances at a time
-            block = points[s:s + 20_000]
+        # 1,000 x P distances at a time: bounded memory, and the block stays in the cache (for the 50 US states,
+        # 400 KB: twice as fast as 20,000 rows, issue 22); the same arithmetic, so the same rows.
+        for s in range(0, points.shape[0], 1_000):
+            block = points[s:s + 1_000]
             dx = block[:, :1] - x  # the squared distance dx^2 + dy^2, as a sum over the 2 coordinates gives it
             dy = block[:, 1:] - y
             dx *= dx

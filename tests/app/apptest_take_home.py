@@ -1,0 +1,52 @@
+"""A page's *Take this analysis home* section in AppTest: the numbers it shows, and the files it offers
+(AppTest shows a download button's label and URL but not its file, so the tests record every file the
+page hands to Streamlit's in-memory media storage)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def record_downloads(monkeypatch) -> dict[str, bytes]:
+    """From now on, every file a page offers (file name → its bytes; the latest of a name wins)."""
+    files: dict[str, bytes] = {}
+    original = MemoryMediaFileStorage.load_and_get_id
+
+    def load_and_get_id(self, path_or_data, mimetype, kind, filename=None):
+        if filename is not None and isinstance(path_or_data, (bytes, str)):
+            files[filename] = path_or_data.encode() if isinstance(path_or_data, str) else bytes(path_or_data)
+        return original(self, path_or_data, mimetype, kind, filename)
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", load_and_get_id)
+    return files
+
+
+def page_numbers(at) -> dict:
+    """The numbers a page's *Take this analysis home* section shows (its JSON, the last on the page), every
+    digit: what its exported script must print."""
+    import json
+
+    return json.loads(at.json[-1].value)
+
+
+def open_page(page: str, query: dict, timeout: float = 300) -> AppTest:
+    """The app opened on ``page`` (e.g. "pages/label_dp.py") by a link with ``query``, run; no exception."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
+    at.run()
+    at.query_params.update(query)
+    at.switch_page(page).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def run_cli(capsys, *argv) -> tuple[int, str, str]:
+    """(exit code, stdout, stderr) of ``python -m privlib ARGV``, in this process."""
+    from privlib.cli import main
+
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err

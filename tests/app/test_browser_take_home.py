@@ -1,0 +1,141 @@
+"""End-to-end, in headless Chromium: a shared link reloads the same view, and a page's settings file
+goes out and comes back in unchanged (issue 24)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from browser import (
+    CHARTS_JS,
+    assert_no_exception,
+    streamlit_server,
+    wait_for_app_idle,
+)
+
+pytestmark = pytest.mark.browser
+
+#: The first chart's traces (name, x and y of each, as Plotly decoded them), without Plotly's warm-up chart.
+FIRST_CHART_JS = ("() => { const c = [...document.querySelectorAll('.js-plotly-plot')]"
+                  ".filter(e => !e.closest('.st-key-plotly_warmup'))[0];"
+                  " return JSON.stringify(c._fullData.map(t => [t.name, Array.from(t.x || []), Array.from(t.y || [])]));"
+                  " }")
+
+
+def _open(browser, url: str, charts: int):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
+    errors = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(url)
+    page.wait_for_function(f"() => {CHARTS_JS} >= {charts}"
+                           " || document.querySelector('[data-testid=\"stException\"]') !== null", timeout=90_000)
+    wait_for_app_idle(page)
+    assert_no_exception(page)
+    return page, errors
+
+
+def _download(page, name: str) -> bytes:
+    with page.expect_download(timeout=60_000) as download:
+        page.get_by_role("button", name=name).click()
+    with open(download.value.path(), "rb") as fh:
+        return fh.read()
+
+
+def test_a_shared_link_and_a_settings_file_restore_the_noisy_dot_product_view(browser, tmp_path):
+    link = "noisy_dot_product?epsilon=3.0&samples=10000&seed=11&word=queen&normalise=false"
+    with streamlit_server() as (url, _):
+        page, errors = _open(browser, f"{url}/{link}", charts=5)
+        first = page.evaluate(FIRST_CHART_JS)
+        assert len(first) > 10_000  # the samples and the exact density
+        shared = page.url  # the link the page wrote: every setting
+        assert "word=queen" in shared and "seed=11" in shared
+        again, more_errors = _open(browser, shared, charts=5)  # the shared link, in a new tab
+        assert again.evaluate(FIRST_CHART_JS) == first
+        again.close()
+
+        settings = _download(page, "Settings file (JSON)")
+        assert json.loads(settings)["settings"]["word"] == "queen"
+        slider = page.get_by_role("slider", name="ε (epsilon)")  # move away from the saved view
+        slider.focus()
+        slider.press("ArrowRight")
+        page.wait_for_function("() => !location.search.includes('epsilon=3.0')", timeout=60_000)
+        wait_for_app_idle(page)
+        assert page.evaluate(FIRST_CHART_JS) != first
+        path = tmp_path / "noisy_dot_product-settings.json"
+        path.write_bytes(settings)
+        page.locator('[data-testid="stFileUploaderDropzoneInput"]').last.set_input_files(str(path))
+        page.wait_for_function("() => location.search.includes('epsilon=3.0')", timeout=60_000)
+        wait_for_app_idle(page)
+        page.wait_for_function(f"() => {CHARTS_JS} >= 5", timeout=60_000)
+        assert page.evaluate(FIRST_CHART_JS) == first  # file → page: the same view
+        assert _download(page, "Settings file (JSON)") == settings  # page → file: unchanged
+        assert_no_exception(page)
+        assert errors == [] and more_errors == []
+
+
+def test_a_shared_link_restores_the_label_dp_view(browser):
+    # the two-point law with another ε, size, randomiser, retraining mode, number of runs and seed; every
+    # sweep starts by itself (tests/conftest.py fixes Label DP's timings), so all eleven charts are drawn
+    link = "label_dp?epsilon=1.0&dataset=twopoint&n=200&d=2&randomiser=rr-prior&mode=full&repeats=3&seed=7"
+    with streamlit_server() as (url, _):
+        page, errors = _open(browser, f"{url}/{link}", charts=11)
+        first = page.evaluate(FIRST_CHART_JS)  # the accuracy against ε: mean ± SD of the 3 runs from seed 7
+        assert "full retraining" in first
+        shared = page.url  # the link the page wrote: every setting
+        assert "seed=7" in shared and "dataset=twopoint" in shared and "delta_sep=&" in shared
+        again, more_errors = _open(browser, shared, charts=11)  # the shared link, in a new tab
+        assert again.evaluate(FIRST_CHART_JS) == first
+        assert again.url == shared
+        again.close()
+        assert_no_exception(page)
+        assert errors == [] and more_errors == []
+
+
+def test_a_shared_link_restores_the_private_learning_view(browser):
+    link = "private_learning?epsilon=2.0&n=1000&task=classification&repeats=5&seed=7&methods=non_private,obj_gauss"
+    with streamlit_server() as (url, _):
+        page, errors = _open(browser, f"{url}/{link}", charts=6)
+        first = page.evaluate(FIRST_CHART_JS)  # the test metric against n
+        assert "Obj-Gauss" in first and "Output" not in first
+        shared = page.url  # the link the page wrote: every setting
+        assert "seed=7" in shared and "methods=non_private%2Cobj_gauss" in shared.replace(",", "%2C")
+        again, more_errors = _open(browser, shared, charts=6)  # the shared link, in a new tab
+        assert again.evaluate(FIRST_CHART_JS) == first
+        assert_no_exception(again)
+        assert errors == [] and more_errors == []
+
+
+def test_a_shared_link_and_a_settings_file_restore_the_neighbour_ranks_view(browser, tmp_path):
+    # another word, ε, sample count, K, seed and vocabulary, and a sampled mechanism with a parameter changed: the
+    # rank histogram (the first chart) is drawn from the same 1,000 outputs in both tabs
+    link = ("neighbour_ranks?word=queen&epsilon=20.0&samples=1000&close=50&seed=7&vocab_size=50000"
+            "&mechanism=vickrey&vickrey.t=0.5")
+    with streamlit_server() as (url, _):
+        page, errors = _open(browser, f"{url}/{link}", charts=1)
+        first = page.evaluate(FIRST_CHART_JS)
+        assert "Vickrey" in page.content() and "Ranks of 1,000 outputs" in page.content()
+        shared = page.url  # the link the page wrote: every setting
+        assert "vickrey.t=0.5" in shared and "seed=7" in shared and "candidates=" in shared
+        again, more_errors = _open(browser, shared, charts=1)  # the shared link, in a new tab
+        assert again.evaluate(FIRST_CHART_JS) == first
+        assert again.url == shared
+        assert_no_exception(again)
+        again.close()
+
+        settings = _download(page, "Settings file (JSON)")
+        assert json.loads(settings)["settings"]["vickrey.t"] == 0.5
+        slider = page.get_by_role("slider", name="ε (epsilon)")  # move away from the saved view
+        slider.focus()
+        slider.press("ArrowRight")
+        page.wait_for_function("() => !location.search.includes('epsilon=20.0')", timeout=60_000)
+        wait_for_app_idle(page)
+        assert page.evaluate(FIRST_CHART_JS) != first
+        path = tmp_path / "neighbour_ranks-settings.json"
+        path.write_bytes(settings)
+        page.locator('[data-testid="stFileUploaderDropzoneInput"]').last.set_input_files(str(path))
+        page.wait_for_function("() => location.search.includes('epsilon=20.0')", timeout=60_000)
+        wait_for_app_idle(page)
+        page.wait_for_function(f"() => {CHARTS_JS} >= 1", timeout=60_000)
+        assert page.evaluate(FIRST_CHART_JS) == first  # file → page: the same view
+        assert _download(page, "Settings file (JSON)") == settings  # page → file: unchanged
+        assert_no_exception(page)
+        assert errors == [] and more_errors == []
