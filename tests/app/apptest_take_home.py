@@ -50,3 +50,24 @@ def run_cli(capsys, *argv) -> tuple[int, str, str]:
     code = main(list(argv))
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def run_notebook(nb, folder, timeout: float = 900) -> tuple[str, list]:
+    """Execute the notebook ``nb`` (nbformat) with a Python kernel in ``folder``, the checkout on the kernel's
+    PYTHONPATH; returns (everything its cells printed, the Plotly charts its cells showed)."""
+    import os
+
+    from nbclient import NotebookClient
+
+    path = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = str(ROOT)  # the kernel process inherits it
+    try:
+        NotebookClient(nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(folder)}}).execute()
+    finally:
+        if path is None:
+            del os.environ["PYTHONPATH"]
+        else:
+            os.environ["PYTHONPATH"] = path
+    outputs = [output for cell in nb.cells for output in cell.get("outputs", [])]
+    text = "".join(output.get("text", "") for output in outputs if output.get("output_type") == "stream")
+    return text, [output for output in outputs if "application/vnd.plotly.v1+json" in output.get("data", {})]

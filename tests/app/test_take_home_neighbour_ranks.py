@@ -12,7 +12,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from apptest_take_home import open_page, page_numbers, record_downloads, run_cli
+from apptest_take_home import open_page, page_numbers, record_downloads, run_cli, run_notebook
 
 from privlib.analyses import notebook, script
 from privlib.analyses.code import read_numbers
@@ -120,19 +120,12 @@ def test_the_exported_script_prints_the_pages_numbers(linked, tmp_path):
     assert "Proportions of outputs against" in charts and "Ranks of 1,000 outputs" in charts  # the last cell's too
 
 
-def test_the_exported_notebook_prints_the_pages_numbers(linked, tmp_path, monkeypatch):
-    from nbclient import NotebookClient
-
+def test_the_exported_notebook_prints_the_pages_numbers(linked, tmp_path):
     at, values, _ = linked
     nb = nbformat.reads(notebook("neighbour_ranks", values), as_version=4)
     assert all(not cell.get("outputs") for cell in nb.cells)  # stored without outputs
-    monkeypatch.setenv("PYTHONPATH", str(ROOT))  # the kernel process inherits it
-    NotebookClient(nb, timeout=900, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
-    text = "".join(output.get("text", "") for cell in nb.cells for output in cell.get("outputs", [])
-                   if output.get("output_type") == "stream")
+    text, charts = run_notebook(nb, tmp_path, timeout=900)
     assert read_numbers(text) == page_numbers(at)
-    charts = [o for cell in nb.cells for o in cell.get("outputs", []) if "application/vnd.plotly.v1+json" in
-              o.get("data", {})]
     assert len(charts) == 2  # the rank histogram and the curve across ε, each where it is drawn
 
 

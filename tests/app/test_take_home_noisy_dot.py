@@ -11,7 +11,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from apptest_take_home import open_page, page_numbers, run_cli
+from apptest_take_home import open_page, page_numbers, run_cli, run_notebook
 
 from privlib.analyses import notebook, script
 from privlib.analyses.code import read_numbers
@@ -67,19 +67,12 @@ def test_the_exported_script_prints_the_pages_numbers(linked, tmp_path):
     assert (tmp_path / "noisy-dot-product-charts.html").stat().st_size > 1_000_000  # five charts and plotly.js
 
 
-def test_the_exported_notebook_prints_the_pages_numbers(linked, tmp_path, monkeypatch):
-    from nbclient import NotebookClient
-
+def test_the_exported_notebook_prints_the_pages_numbers(linked, tmp_path):
     at, values = linked
     nb = nbformat.reads(notebook("noisy_dot_product", values), as_version=4)
     assert all(not cell.get("outputs") for cell in nb.cells)  # stored without outputs
-    monkeypatch.setenv("PYTHONPATH", str(ROOT))  # the kernel process inherits it
-    NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
-    text = "".join(output.get("text", "") for cell in nb.cells for output in cell.get("outputs", [])
-                   if output.get("output_type") == "stream")
+    text, charts = run_notebook(nb, tmp_path, timeout=600)
     assert read_numbers(text) == page_numbers(at)
-    charts = [o for cell in nb.cells for o in cell.get("outputs", []) if "application/vnd.plotly.v1+json" in
-              o.get("data", {})]
     assert len(charts) == 5  # each chart is shown where it is drawn
 
 
