@@ -55,15 +55,10 @@ def pytest_collection_modifyitems(config, items):
     """The browser tests run one after another on one worker: each starts a Streamlit server and
     Chromium (two processes of their own), so two of them at once on a 2-core machine, each beside
     the other worker's tests, would wait on each other within their time limits. The other worker
-    runs the rest of the suite meanwhile.
-
-    Every other test runs on the worker of its file, in the file's order: a page's AppTest tests share
-    one module-scoped app and each starts from the state the one before left (split over two workers,
-    tests/app/test_app_erm.py failed), and a module-scoped fixture is then computed once, not once per
-    worker."""
+    runs the rest of the suite meanwhile."""
     for item in items:
-        group = BROWSER_GROUP if item.get_closest_marker("browser") is not None else item.nodeid.split("::")[0]
-        item.add_marker(pytest.mark.xdist_group(group))
+        if item.get_closest_marker("browser") is not None:
+            item.add_marker(pytest.mark.xdist_group(BROWSER_GROUP))
 
 
 def brute_force_nearest(vectors, points, chunk_bytes: int = 32 * 2**20) -> np.ndarray:
