@@ -38,7 +38,7 @@ def restore(settings, keys) -> None:
         st.session_state[read_key] = True
         values, problems = settings.from_query(st.query_params.to_dict())
         problems += apply(settings, values, keys)
-        if keys.get("seed") == EMBEDDING_KEYS["seed"] and "seed" not in st.session_state:
+        if "seed" in settings.by_name and keys["seed"] == EMBEDDING_KEYS["seed"] and "seed" not in st.session_state:
             # the sidebar reads a link's seed only when none is set: the link was read here (its problems said)
             st.session_state["seed"] = settings.by_name["seed"].default
     else:

@@ -7,6 +7,7 @@ Fixtures are lazy: a test file that uses none of them pays nothing.
 from __future__ import annotations
 
 import os
+import sys
 
 import numpy as np
 import pytest
@@ -34,6 +35,22 @@ def fixed_kernel_costs():
         yield
 
 
+#: The process's ``__main__`` before any test ran (`original_main_module`).
+ORIGINAL_MAIN = sys.modules["__main__"]
+
+
+@pytest.fixture(autouse=True)
+def original_main_module():
+    """Put back the process's ``__main__`` after each test: Streamlit's script runner (AppTest) replaces
+    ``sys.modules["__main__"]`` with the page's module and leaves it there, and a process started later by
+    ``multiprocessing``'s spawn (Dask's local cluster, tests/words/test_cluster_studies.py) re-imports
+    ``__main__`` from its file: an AppTest script's temporary file, gone or not runnable (the worker
+    dies with "Nanny failed to start"). Taken when this file is imported: a module-scoped AppTest has
+    already run when a test's own fixtures start."""
+    yield
+    sys.modules["__main__"] = ORIGINAL_MAIN
+
+
 def pytest_xdist_auto_num_workers(config):
     """``-n auto`` (pyproject's addopts): a worker per core for the suite or a folder of it, but one
     process when the command line names test files or tests: starting the workers (each imports the
@@ -55,10 +72,15 @@ def pytest_collection_modifyitems(config, items):
     """The browser tests run one after another on one worker: each starts a Streamlit server and
     Chromium (two processes of their own), so two of them at once on a 2-core machine, each beside
     the other worker's tests, would wait on each other within their time limits. The other worker
-    runs the rest of the suite meanwhile."""
+    runs the rest of the suite meanwhile.
+
+    Every other test runs on the worker of its file, in the file's order: a page's AppTest tests share
+    one module-scoped app and each starts from the state the one before left (split over two workers,
+    tests/app/test_app_erm.py failed), and a module-scoped fixture is then computed once, not once per
+    worker."""
     for item in items:
-        if item.get_closest_marker("browser") is not None:
-            item.add_marker(pytest.mark.xdist_group(BROWSER_GROUP))
+        group = BROWSER_GROUP if item.get_closest_marker("browser") is not None else item.nodeid.split("::")[0]
+        item.add_marker(pytest.mark.xdist_group(group))
 
 
 def brute_force_nearest(vectors, points, chunk_bytes: int = 32 * 2**20) -> np.ndarray:

@@ -517,12 +517,18 @@ def attribute_inference(name: str, *, epsilon: float, delta: float | None = None
         sigma = mechanism.public_parameters(p)["sigma"]
         centre_x, centre_y = mechanism.project(x[None])[0], mechanism.project(y[None])[0]
         difference, middle = centre_x - centre_y, (centre_x + centre_y) / 2
-        norm = float(np.linalg.norm(difference))
+        # ‖c − c′‖ scaled first: for a tiny β its square underflows to 0 and the unscaled norm would be 0
+        largest = float(np.max(np.abs(difference)))
+        norm = largest * float(np.linalg.norm(difference / largest)) if largest > 0 else 0.0
+        if not norm > 0:
+            raise ValueError(f"beta = {mechanism.beta:g} is too small: the pair's projections are equal in floating "
+                             "point; use a larger beta (e.g. 1).")
         mu = norm / sigma
         exact = GDPCurve(mu)
+        direction = difference / norm
 
         def score(outputs):  # z = log-likelihood ratio · σ/‖c − c′‖: N(±μ/2, 1)
-            return (outputs - middle) @ difference / (sigma * norm)
+            return (outputs - middle) @ direction / sigma
 
         def exact_rates(t):
             return float(ndtr(mu / 2 - t)), float(ndtr(-mu / 2 - t))

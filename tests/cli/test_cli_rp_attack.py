@@ -118,3 +118,14 @@ def test_any_option_value_keeps_the_promise(name, option, value):
 @pytest.mark.parametrize("name, option, value", list(edge_cases({"rp-attack": FUZZ_COMMANDS["rp-attack"]})))
 def test_edge_values_keep_the_promise(name, option, value):
     assert_kept_promise(run_cli(*command_line(FUZZ_COMMANDS, name, option, value), "--json", env=QUICK))
+
+
+@pytest.mark.parametrize("beta", ["6.171110215823023e-188", "1e-160"])
+def test_a_tiny_beta_gives_the_same_mu_not_a_warning(beta):
+    """‖c − c′‖² underflows to 0 for β below about 1e-154 (a value hypothesis found printed a NumPy warning):
+    the pair's distance is taken scaled, and since the noise is calibrated to β, μ = ‖c − c′‖/σ is the same
+    as at β = 1."""
+    result = run_cli(*command_line(FUZZ_COMMANDS, "rp-attack", "--beta", beta), "--json", env=QUICK)
+    assert_kept_promise(result)
+    reference = run_cli(*command_line(FUZZ_COMMANDS, "rp-attack", "--beta", "1"), "--json", env=QUICK).json()
+    assert result.json()["attribute"]["mu"] == pytest.approx(reference["attribute"]["mu"], rel=1e-9)
