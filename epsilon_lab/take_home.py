@@ -97,11 +97,18 @@ def _load_settings_file(settings, keys, upload_key) -> None:
     st.session_state[_state_key(settings, "pending")] = problems
 
 
-def panel(settings, values, numbers, charts, keys, protects: str) -> None:
+def included(settings) -> bool:
+    """Whether the user ticked `panel`'s box that puts what they typed into the downloads (a page's own downloads,
+    drawn before the panel, follow it too)."""
+    return bool(st.session_state.get(_state_key(settings, "include_private"), False))
+
+
+def panel(settings, values, numbers, charts, keys, protects: str, report=None) -> None:
     """The "Take this analysis home" section: settings file (download, upload), the script, and on request
     the notebook and the report; the numbers the script prints. ``numbers``: the page's numbers (name →
     value, the analysis's `numbers`); ``charts``: the page's Plotly figures, in order (for the report);
-    ``keys``: as in `restore`; ``protects``: what ε protects on the page."""
+    ``keys``: as in `restore`; ``protects``: what ε protects on the page; ``report``: the page's own report,
+    ``report(values, created) -> str`` (HTML; Choose epsilon's), instead of `page_report`."""
     from privlib import analyses
 
     page = settings.page
@@ -137,7 +144,8 @@ def panel(settings, values, numbers, charts, keys, protects: str) -> None:
                               mime="application/x-ipynb+json", on_click="ignore", key=_state_key(settings, "notebook"))
         created = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
         right.download_button("Report (HTML)",
-                              page_report(settings, values, numbers, charts, script, protects, created=created),
+                              page_report(settings, values, numbers, charts, script, protects, created=created)
+                              if report is None else report(values, created),
                               file_name=f"{page}-report.html", mime="text/html", on_click="ignore",
                               key=_state_key(settings, "report"))
     else:

@@ -1,13 +1,33 @@
-"""Page "Choose epsilon": what ε gives the utility I need, and what privacy do I get for it?"""
+"""Page "Choose epsilon": what ε gives the utility I need, and what privacy do I get for it?
+
+Its settings, link, script and report: `privlib.analyses.choose_epsilon` through `epsilon_lab.take_home`
+(issue 24). The words you type or upload never go into the link, and into the downloads only when you tick
+the box of *Take this analysis home*.
+"""
 import dataclasses
 import datetime
 
 import streamlit as st
 
-from epsilon_lab import embedding_ui, ui
+from epsilon_lab import embedding_ui, take_home, ui
+from privlib.analyses import choose_epsilon as analysis
+from privlib.analyses.choose_epsilon import (
+    FILE,
+    MAX_CLOSE,
+    MAX_MECHANISMS,
+    MAX_RANDOM_WORDS,
+    PROTECTS,
+    RUN_SETTINGS,
+    SAMPLE_CHOICES,
+    SETTINGS,
+    SOURCES,
+    TEXT,
+    attack_fraction,
+    attack_percent,
+)
 from privlib.core.validation import duration, long_work_limit
 from privlib.presentation.words.figures import short_label
-from privlib.presentation.words.report import ATTACK_CHART, choice_figures, choice_report
+from privlib.presentation.words.report import ATTACK_CHART, choice_figures
 from privlib.words.attacks import PRIORS
 from privlib.words.choice import (
     ATTACK_MEASURES,
@@ -24,16 +44,20 @@ from privlib.words.choice import (
     mechanism_metrics,
 )
 from privlib.words.mechanisms import MECHANISMS
-from privlib.words.text import PAPER_EXAMPLE
 
-DEFAULT_GRID = "1,2,3,5,8,12,20,30"
-SAMPLE_CHOICES = [10, 20, 30, 50, 100, 200, 500, 1000]
-DEFAULT_SAMPLES = 20
-DEFAULT_MECHANISMS = ["multivariate-laplace", "postprocessing-fix"]
-SOURCES = ["Paste a text", "Upload a word list", "Random vocabulary words"]
 KEEP_STATISTICS = {"max": "every word (the most-kept word)", "mean": "on average over the words"}
 ATTACK_MEASURE_LABELS = {"success": "% of the words", "above_prior": "points above the prior"}
 ATTACK_REQUESTS = "choose_attack_requests"  # the attacks asked for despite a long estimate (ui.request)
+#: The widget key of each setting (`privlib.analyses.choose_epsilon.SETTINGS`; the sidebar's: `take_home`). Two
+#: are not widgets: the attack target (a fraction; the page's toggle and limit in % are set from it below) and the
+#: word list's name (an upload cannot be restored: the page asks for the file of that name).
+KEYS = {"target_close": "choose_utility", "close": "choose_close", "max_keep": "choose_max_keep",
+        "keep_statistic": "choose_keep_statistic", "sentence_length": "choose_sentence_length",
+        "attack_target": "choose_attack_target", "attack_measure": "choose_attack_measure",
+        "attack_candidates": "choose_attack_candidates", "attack_prior": "choose_attack_prior",
+        "source": "choose_source", "text": "choose_text", "words_file": "choose_words_file", "words": "choose_n_words",
+        "mechanisms": "choose_mechanisms", **{s.name: f"choose.{s.name}" for s in analysis.PARAMETER_SETTINGS},
+        "epsilons": "choose_grid", "samples": "choose_samples", "privacy_metric": "choose_privacy_metric"}
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -62,9 +86,32 @@ def request_run():
     st.session_state["choose_run_requested"] = True
 
 
+ui.start_page()
+take_home.restore(SETTINGS, KEYS)  # a shared link's settings, before the widgets (the sidebar's too; never the text)
+if KEYS["attack_target"] in st.session_state:  # restored: the toggle and the limit (in % or points) of its measure
+    restored_target = st.session_state.pop(KEYS["attack_target"])
+    st.session_state["choose_attack"] = restored_target is not None
+    if restored_target is not None:
+        measure = st.session_state.get("choose_attack_measure", "success")
+        st.session_state[f"choose_attack_limit_{measure}"] = attack_percent(restored_target)
+if KEYS["mechanisms"] in st.session_state:  # a restored setting is a tuple or None (none chosen)
+    st.session_state[KEYS["mechanisms"]] = list(st.session_state[KEYS["mechanisms"]] or [])
 space = embedding_ui.word_space()
 key = embedding_ui.embedding_key(space)
 seed = int(st.session_state["seed"])
+defaults = {**SETTINGS.defaults(), "close": min(SETTINGS.defaults()["close"], len(space) - 1),
+            "attack_candidates": min(SETTINGS.defaults()["attack_candidates"], len(space)),
+            "words": min(SETTINGS.defaults()["words"], len(space))}
+for name in ("target_close", "close", "max_keep", "keep_statistic", "sentence_length", "attack_measure",
+             "attack_candidates", "attack_prior", "source", "text", "words", "epsilons", "samples", "privacy_metric"):
+    st.session_state.setdefault(KEYS[name], defaults[name])  # widgets take their value from their state
+st.session_state.setdefault(KEYS["mechanisms"], list(defaults["mechanisms"]))
+st.session_state.setdefault("choose_attack", False)
+for name, largest in (("close", min(MAX_CLOSE, len(space) - 1)), ("words", min(MAX_RANDOM_WORDS, len(space)))):
+    if st.session_state[KEYS[name]] > largest:  # e.g. a link's value in a smaller vocabulary: said, then the largest
+        st.warning(f"{SETTINGS.by_name[name].label} = {st.session_state[KEYS[name]]:,} is more than this vocabulary "
+                   f"allows: using {largest:,}.", icon="⚠️")
+        st.session_state[KEYS[name]] = largest
 run_requested = st.session_state.pop("choose_run_requested", False)  # set by the Run button's callback
 
 st.title("Choose epsilon")
@@ -83,20 +130,20 @@ plotly_warmup = ui.plotly_warmup()
 
 st.subheader("1. Your targets")
 t1, t2, t3, t4, t5 = st.columns([2, 1, 2, 2, 1])
-utility = t1.slider("Utility target: outputs unchanged or among the K nearest", 0.05, 1.0, 0.6, 0.05,
+utility = t1.slider("Utility target: outputs unchanged or among the K nearest", 0.05, 1.0, step=0.05,
                     key="choose_utility", format="%.2f",
                     help="The fraction of outputs (averaged over your words) that must be the word itself or one "
                          "of its K nearest neighbours.")
-close = int(t2.number_input("K (nearest neighbours)", min_value=1, max_value=min(10_000, len(space) - 1),
-                            value=min(100, len(space) - 1), key="choose_close",
+close = int(t2.number_input("K (nearest neighbours)", min_value=1, max_value=min(MAX_CLOSE, len(space) - 1),
+                            key="choose_close",
                             help="Outputs ranked 1..K among the word's neighbours count as close (the paper uses 100)."))
-max_keep = t3.slider("Privacy floor: kept unchanged at most", 0.0, 1.0, 0.5, 0.05, key="choose_max_keep",
+max_keep = t3.slider("Privacy floor: kept unchanged at most", 0.0, 1.0, step=0.05, key="choose_max_keep",
                      format="%.2f", help="How often a word may come out unchanged (N_w as a fraction of runs).")
 keep_statistic = t4.radio("The floor applies to", list(KEEP_STATISTICS), format_func=KEEP_STATISTICS.get,
                           key="choose_keep_statistic",
                           help="Every word (literal reading: no word is kept more often than the floor) or the "
                                "average over your words.")
-sentence_length = int(t5.number_input("Sentence length L", min_value=1, max_value=10_000, value=20,
+sentence_length = int(t5.number_input("Sentence length L", min_value=1, max_value=analysis.MAX_SENTENCE_LENGTH,
                                       key="choose_sentence_length",
                                       help="Words per sentence for the composed budget L·ε."))
 a1, a2, a3, a4 = st.columns([2, 2, 2, 1])
@@ -108,68 +155,85 @@ attack_on = a1.toggle("Attack target", key="choose_attack",
 attack_measure = a1.radio("Measured as", list(ATTACK_MEASURES), format_func=ATTACK_MEASURE_LABELS.get,
                           key="choose_attack_measure", disabled=not attack_on,
                           help="A share of the words, or points above guessing from the prior alone.")
+st.session_state.setdefault(f"choose_attack_limit_{attack_measure}", 20.0 if attack_measure == "success" else 5.0)
 attack_limit = a2.number_input(f"Re-identified at most ({ATTACK_MEASURE_LABELS[attack_measure]})",
-                               min_value=0.1, max_value=100.0, value=20.0 if attack_measure == "success" else 5.0,
-                               step=1.0, key=f"choose_attack_limit_{attack_measure}", disabled=not attack_on,
+                               min_value=0.1, max_value=100.0, step=1.0, key=f"choose_attack_limit_{attack_measure}",
+                               disabled=not attack_on,
                                help="How often the attacker may name the original word: a share of the words, or "
                                     "points of probability above guessing from the prior alone (5 = 5 %-points).")
 if st.session_state.get("choose_attack_candidates", 0) > len(space):  # a smaller vocabulary was chosen since:
-    del st.session_state["choose_attack_candidates"]  # back to the default, at most the vocabulary
+    st.session_state["choose_attack_candidates"] = defaults["attack_candidates"]  # the default, at most the vocabulary
 attack_candidates = int(a3.number_input("Candidates: the N most frequent words", min_value=2, max_value=len(space),
-                                        value=min(2000, len(space)), step=500, key="choose_attack_candidates",
+                                        step=500, key="choose_attack_candidates",
                                         disabled=not attack_on,
                                         help="The secret word is one of them; more candidates = longer attack."))
 attack_prior = a4.radio("Prior", PRIORS, key="choose_attack_prior", disabled=not attack_on,
                         help="uniform, or Zipf (π_r ∝ 1/r, a proxy for word frequencies)")
+attack_target = attack_fraction(float(attack_limit)) if attack_on else None
 targets = Targets(utility=float(utility), max_keep=float(max_keep), keep_statistic=keep_statistic,
-                  attack=float(attack_limit) / 100 if attack_on else None, attack_measure=attack_measure)
+                  attack=attack_target, attack_measure=attack_measure)
+# What stops the page is said after every control is drawn and the link written: a control not drawn in a run
+# loses its state, and a shared link's settings would be lost with it.
+problems = []
 if attack_on:
     try:  # an impossible or trivially met target is said at once, before any work
         targets.check_attack(AttackSettings(attack_candidates, attack_prior).candidates_of(space).prior_baseline)
     except ValueError as exc:
-        st.error(str(exc))
-        st.stop()
+        problems.append(("error", str(exc)))
 
 st.subheader("2. Your words")
-source = st.radio("Word source", SOURCES, key="choose_source", horizontal=True, label_visibility="collapsed")
+source = st.radio("Word source", list(SOURCES), format_func=SOURCES.get, key="choose_source", horizontal=True,
+                  label_visibility="collapsed")
+words, typed = None, None  # typed: the words' text (pasted or uploaded), a private setting
+n_words = int(st.session_state[KEYS["words"]])
 try:
-    if source == SOURCES[0]:
-        text = st.text_area("Text", PAPER_EXAMPLE, key="choose_text", height=110,
-                            help="Every distinct word of the text that the embedding knows is analysed.")
-        words = WordSet.from_text(text, space, source="pasted text")
-    elif source == SOURCES[1]:
+    if source == TEXT:
+        typed = st.text_area("Text", key="choose_text", height=110,
+                             help="Every distinct word of the text that the embedding knows is analysed. It stays "
+                                  "here: never in the page's link, and in the downloads only if you tick the box of "
+                                  "Take this analysis home.")
+        words = WordSet.from_text(typed, space, source="pasted text")
+    elif source == FILE:
         upload = st.file_uploader("Word list (UTF-8 text: one word per line, or any text)", type=["txt", "csv"],
                                   key="choose_upload")
         if upload is None:
-            st.info("Upload a text file with your words to continue.")
-            st.stop()
-        try:
-            content = upload.getvalue().decode("utf-8")
-        except UnicodeDecodeError:
-            st.error(f"{upload.name} is not UTF-8 text: save it as UTF-8 and upload it again.")
-            st.stop()
-        words = WordSet.from_text(content, space, source=f"words of {upload.name}")
+            named = st.session_state.get(KEYS["words_file"])
+            problems.append(("info", f"Upload your word list {named!r} to see the same view (a link or a settings file "
+                                     "never carries a file)." if named else
+                             "Upload a text file with your words to continue."))
+        else:
+            st.session_state[KEYS["words_file"]] = upload.name
+            try:
+                typed = upload.getvalue().decode("utf-8")
+            except UnicodeDecodeError:
+                problems.append(("error", f"{upload.name} is not UTF-8 text: save it as UTF-8 and upload it again."))
+            else:
+                words = WordSet.from_text(typed, space, source=f"words of {upload.name}")
     else:
         n_words = int(st.number_input("Number of words drawn uniformly from the vocabulary", min_value=2,
-                                      max_value=min(5_000, len(space)), value=min(30, len(space)),
+                                      max_value=min(MAX_RANDOM_WORDS, len(space)),
                                       key="choose_n_words", help="Drawn with the random seed of the sidebar."))
         words = WordSet.random(space, n_words, seed)
 except ValueError as exc:  # empty text, no vocabulary word, too long
-    st.error(str(exc))
-    st.stop()
-shown = ", ".join(words.words[:40]) + (" …" if len(words) > 40 else "")
-st.caption(f"{len(words):,} distinct vocabulary words: {shown}. Standard errors: {SCOPES[words.scope]}.")
-if words.unknown:
-    st.info(f"{len(words.unknown):,} word(s) not in the vocabulary of {space.name} are left out: "
-            + ", ".join(words.unknown[:10]) + (" …" if len(words.unknown) > 10 else ""))
+    problems.append(("error", str(exc)))
+if typed is not None and len(typed) > analysis.MAX_TEXT_CHARS:
+    problems.append(("error", (f"Your words are {len(typed):,} characters long; the page reads at most "
+                               f"{analysis.MAX_TEXT_CHARS:,}: give fewer (the command line `choose` reads any length).")))
+    words, typed = None, None
+if words is not None:
+    shown = ", ".join(words.words[:40]) + (" …" if len(words) > 40 else "")
+    st.caption(f"{len(words):,} distinct vocabulary words: {shown}. Standard errors: {SCOPES[words.scope]}.")
+    if words.unknown:
+        st.info(f"{len(words.unknown):,} word(s) not in the vocabulary of {space.name} are left out: "
+                + ", ".join(words.unknown[:10]) + (" …" if len(words.unknown) > 10 else ""))
 
 st.subheader("3. Mechanisms, ε grid and runs")
 m1, m2, m3 = st.columns([3, 2, 2])
-names = m1.multiselect("Mechanisms to compare", list(MECHANISMS), default=DEFAULT_MECHANISMS, max_selections=4,
+names = m1.multiselect("Mechanisms to compare", list(MECHANISMS), max_selections=MAX_MECHANISMS,
                        key="choose_mechanisms", format_func=lambda n: short_label(MECHANISMS[n].label))
-grid_text = m2.text_input("ε grid", DEFAULT_GRID, key="choose_grid",
+grid_text = m2.text_input("ε grid", key="choose_grid", max_chars=SETTINGS.by_name["epsilons"].max_chars,
                           help="A comma list (1,2,5,10), or start:stop (1:30) or start:stop:step (0.5:10:0.5).")
-samples = m3.select_slider("Runs per word and ε", SAMPLE_CHOICES, value=DEFAULT_SAMPLES, key="choose_samples",
+samples = m3.select_slider("Runs per word and ε", SAMPLE_CHOICES, key="choose_samples",
                            help="More runs = smaller standard errors, longer wait (cost grows linearly with "
                                 "words × ε values × runs). Exact mechanisms are not sampled.")
 specs = []
@@ -179,6 +243,22 @@ with st.expander("Mechanism parameters"):
         specs.append((name, ui.parameter_controls(MECHANISMS[name].PARAMETERS, f"choose.{name}", st) if MECHANISMS[name].PARAMETERS else ()))
         if not MECHANISMS[name].PARAMETERS:
             st.caption("no parameters")
+
+values = {**take_home.embedding_values(space, seed), "target_close": float(utility), "close": close,
+          "max_keep": float(max_keep), "keep_statistic": keep_statistic, "sentence_length": sentence_length,
+          "attack_target": attack_target, "attack_measure": attack_measure, "attack_candidates": attack_candidates,
+          "attack_prior": attack_prior, "source": source,
+          "words_file": st.session_state.get(KEYS["words_file"]) if source == FILE else None,
+          "words": n_words, "mechanisms": tuple(names), "epsilons": grid_text, "samples": int(samples),
+          "privacy_metric": st.session_state[KEYS["privacy_metric"]],
+          **{s.name: st.session_state.get(KEYS[s.name], s.default) for s in analysis.PARAMETER_SETTINGS},
+          **{f"{name}.{pname}": value for name, params in specs for pname, value in params},
+          **({"text": typed} if typed is not None else {})}
+take_home.share(SETTINGS, values)  # the link now reproduces these inputs (never the text)
+for kind, problem in problems:
+    (st.error if kind == "error" else st.info)(problem)
+if problems:
+    st.stop()
 if not names:
     st.info("Choose at least one mechanism to compare.")
     st.stop()
@@ -188,7 +268,8 @@ except ValueError as exc:
     st.error(f"ε grid: {exc}")
     st.stop()
 
-config = {"space": key, "words": words.words, "scope": words.scope, "source": words.source,
+config = {"values": {name: values[name] for name in RUN_SETTINGS if name in values},
+          "space": key, "words": words.words, "scope": words.scope, "source": words.source,
           "unknown": words.unknown, "word_seed": words.seed, "epsilons": tuple(float(e) for e in grid),
           "mechanisms": tuple(specs), "samples": int(samples), "close": close, "seed": seed,
           "attack": (attack_candidates, attack_prior) if attack_on else None}
@@ -292,12 +373,23 @@ st.dataframe(
 st.caption("Shown: the utility target's measure with its standard error, the mean share kept unchanged and whether ε "
            "is recommended. The budget, the most-kept word, the median rank, the cosine, S_w and exp(H) of every ε "
            "are in the charts above and in the CSV.")
+# The take-home values of the results shown: the last run's inputs with the targets as they are now; an attack target
+# only with the attacks it needs (otherwise the answers above ignore it, and so does the script).
+shown_values = {**values, **run["values"], "attack_target": values["attack_target"] if attacks else None}
+if "text" not in run["values"]:
+    shown_values.pop("text", None)
+included = shown_values if take_home.included(SETTINGS) else {  # the panel's box: the page's report follows it
+    name: value for name, value in shown_values.items() if not SETTINGS.by_name[name].private}
 stamp = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
 d1, d2, d3 = st.columns(3)
 d1.download_button("All numbers (CSV)", choice.to_csv(), file_name="choose-epsilon.csv", mime="text/csv",
                    on_click="ignore")
 d2.download_button("Per-word numbers (CSV)", choice.per_word_csv(), file_name="choose-epsilon-words.csv",
                    mime="text/csv", on_click="ignore")
-d3.download_button("Report (HTML)", help="One file that works offline: the charts, tables and settings.",
-                   data=lambda: choice_report(choice, privacy_metric, created=stamp),
+d3.download_button("Report (HTML)", help="One file that works offline: the charts, tables, settings and the code "
+                                         "that reproduces them (your words only if you tick the box below).",
+                   data=lambda: analysis.report(choice, included, privacy_metric, created=stamp),
                    file_name="choose-epsilon-report.html", mime="text/html", on_click="ignore")
+
+take_home.panel(SETTINGS, shown_values, analysis.numbers(choice), [figure for _, figure in charts], KEYS, PROTECTS,
+                report=lambda chosen, created: analysis.report(choice, chosen, privacy_metric, created=created))

@@ -56,6 +56,8 @@ st.info(
     "more useful results but less privacy. Every ε slider reads: ← more privacy · · · less privacy →",
     icon="🔒",
 )
+st.markdown("Every analysis page ends with **Take this analysis home**: its view as a Python script, a notebook and a "
+            "one-file report, a settings file, and a link that reopens it.")
 st.page_link(ui.PAGES / "what_epsilon_means.py", label="**What ε means**", icon="➡️")
 st.caption("ε as a limit on any attacker: type a guarantee and see how often an attacker can be right, what one "
            "output does to a belief, the unit each topic protects, and an audit of any mechanism against its claim.")

@@ -1,12 +1,31 @@
 """Page "Random projections": differential privacy with random projections and sign random projections
 (Li & Li): retrieval quality against ε, and why projecting first — and keeping one bit — helps."""
 import json
-import math
 
 import numpy as np
 import streamlit as st
 
-from epsilon_lab import ui
+from epsilon_lab import take_home, ui
+from privlib.analyses.random_projections import (
+    ANGLE_CHECK_DRAWS,
+    ANGLE_CHECK_EPSILONS,
+    ANGLE_THETA,
+    DEFAULT_MECHANISMS,
+    EPSILONS,
+    K_CHOICES,
+    KIND_LABELS,
+    P_CHOICES,
+    PROTECTS,
+    R_CHOICES,
+    REPEATS,
+    SETTINGS,
+    T_CHOICES,
+    VARIANCE_CHECK_DRAWS,
+    VARIANCE_CHECK_EPSILONS,
+    attack_parameters,
+    numbers,
+    shown_mechanisms,
+)
 from privlib.core.validation import duration
 from privlib.presentation.projections import figures
 from privlib.presentation.projections.corrections import PAPER_CORRECTIONS
@@ -18,24 +37,10 @@ from privlib.projections.mechanisms import MECHANISMS
 from privlib.projections.projection import make_projection
 from privlib.projections.quantities import n_plus, optimal_k
 
-#: The ε grid of the curves; an ε of the slider off this grid is swept alone and merged in.
-EPSILONS = rp_sweep.DEFAULT_EPSILONS
-K_CHOICES = (16, 32, 48, 64, 128, 256)
-T_CHOICES = (1, 2, 4, 8)
-REPEATS = 3
-P_CHOICES = (512, 1024, 2048, 4096)
-#: The Monte Carlo check of √(V_RR/k): the angle of the pair, the ε at which it is simulated, and its draws.
-ANGLE_THETA = math.pi / 3
-ANGLE_CHECK_EPSILONS = (0.5, 2.0, 5.0, 20.0)
-ANGLE_CHECK_DRAWS = 400
-KIND_LABELS = {"rademacher": "Rademacher ±1", "gaussian": "Gaussian", "uniform": "√3·U[−1, 1]",
-               "sparse": "very sparse √s·{−1, 0, 1}"}
 DP_NAMES = rp_sweep.DP_MECHANISMS
 IDP_NAMES = rp_sweep.IDP_MECHANISMS
-#: The mechanisms swept by default: DP-OPORP (full precision) and the two DP-SignOPORPs (one bit per
-#: value) — a few lines on the chart and a first view in seconds; the others are one click away,
-#: each swept on its own.
-DEFAULT_MECHANISMS = ("dp-oporp", "dp-signoporp-rr", "dp-signoporp-rr-smooth")
+#: The widget key of each setting (`privlib.analyses.random_projections.SETTINGS`).
+KEYS = {name: f"rp_{name}" for name in SETTINGS.names}
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
@@ -96,8 +101,8 @@ def cached_variance_chart(dataset, p, k, delta, beta, seed, simulate):
     """The closed-form variances, with the Monte Carlo check (about a second) only if ``simulate``."""
     data = load_dataset_at(dataset, p)
     u, v = data.Q[0], data.Q[1]
-    check = rp_sweep.inner_product_monte_carlo(u, v, (0.5, 5.0, 50.0), k, draws=200, seed=seed, delta=delta,
-                                               beta=beta) if simulate else None
+    check = rp_sweep.inner_product_monte_carlo(u, v, VARIANCE_CHECK_EPSILONS, k, draws=VARIANCE_CHECK_DRAWS,
+                                               seed=seed, delta=delta, beta=beta) if simulate else None
     return figures.variance_chart(u, v, k, delta, beta, monte_carlo=check)
 
 
@@ -123,18 +128,6 @@ def cached_gaussian_delta2(p, k, seed, beta):
 @st.cache_data(show_spinner=False, max_entries=16)
 def cached_n_plus(p, k, delta, m, beta):
     return n_plus(p, k, delta, m, beta)
-
-
-#: The settings besides k, β and the projection's seed that a mechanism may read (its own PARAMETERS decide).
-ATTACK_SETTINGS = ("t", "m", "projection", "s")
-
-
-def attack_parameters(name, k, beta, seed, specific) -> tuple:
-    """The attacked mechanism's parameters as a hashable tuple: k, β, the public projection's seed and
-    those of t, m, the projection and s that it reads."""
-    own = MECHANISMS[name].PARAMETERS
-    return tuple(sorted({"k": int(k), "beta": float(beta), "seed": int(seed),
-                         **{key: specific[key] for key in ATTACK_SETTINGS if key in own}}.items()))
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -164,6 +157,12 @@ def cached_linkage(name, epsilon, delta, dataset, p, parameters, seed, _data):
 
 
 ui.start_page()
+take_home.restore(SETTINGS, KEYS)  # a shared link's settings, before the widgets
+for name, key in KEYS.items():  # widgets take their value from their state: a restored setting stays
+    default = SETTINGS.by_name[name].default
+    # written back on every run, so that a widget not drawn in a run (p on MNIST, the linkage target before its
+    # attack, anything after an error) keeps its setting in the state and the link instead of losing it
+    st.session_state[key] = st.session_state.get(key, list(default) if isinstance(default, tuple) else default)
 st.title("Random projections")
 st.markdown(
     "Publish a **random projection** of each data vector instead of the vector itself: k numbers "
@@ -188,16 +187,16 @@ with st.expander("Data, projection and repetitions", expanded=False):
                              help="MNIST: the paper's kind of data (pixels/255). Digits: small (p = 64, too small "
                                   "for projections to beat raw noise). Synthetic: sparse clusters of dimension p.")
     if dataset not in FIXED_DIMENSIONS:
-        p_value = int(c[0].select_slider("p (dimension)", options=list(P_CHOICES), value=2048, key="rp_p",
+        p_value = int(c[0].select_slider("p (dimension)", options=list(P_CHOICES), key="rp_p",
                                          help="The dimension of the synthetic data. Keep p/k ≥ 16 for projecting "
                                               "to beat noise on the raw data (p = 2,048: k ≤ 128)."))
     else:
         p_value = FIXED_DIMENSIONS[dataset]
         c[0].caption(f"p = {p_value} (fixed by the data)")
-    k = c[1].select_slider("k (projections)", options=list(K_CHOICES), value=32, key="rp_k",
+    k = c[1].select_slider("k (projections)", options=list(K_CHOICES), key="rp_k",
                            help="Number of projected values or bits per vector. Keep p/k ≥ 16 for projecting to "
                                 "beat noise on the raw data (MNIST: k ≤ 49).")
-    t = c[2].select_slider("t (OPORP repetitions)", options=list(T_CHOICES), value=1, key="rp_t",
+    t = c[2].select_slider("t (OPORP repetitions)", options=list(T_CHOICES), key="rp_t",
                            help="DP-SignOPORP: t independent OPORPs of k/t bins, ε/t each. Fewer empty bins, "
                                 "but a smaller budget per bit.")
     seed = ui.seed_input(key="rp_seed", container=c[3], help="Same seed, same projections, noise and results.")
@@ -205,32 +204,41 @@ with st.expander("Data, projection and repetitions", expanded=False):
     projection = c[0].selectbox("Projection of DP-RP-G-OPT-B", list(KIND_LABELS), format_func=KIND_LABELS.get,
                                 key="rp_projection",
                                 help="Rademacher gives Δ₂ = β exactly; the others have a larger realised Δ₂.")
-    s = float(c[1].number_input("s (very sparse)", min_value=1.0, max_value=100.0, value=3.0, step=1.0, key="rp_s",
+    s = float(c[1].number_input("s (very sparse)", min_value=1.0, max_value=100.0, step=1.0, key="rp_s",
                                 disabled=projection != "sparse",
                                 help="Sparsity of the very sparse projection (s = 1 is Rademacher)."))
-    m = float(c[2].number_input("m (norm bound, DP-SignRP-RR)", min_value=0.0, max_value=100.0, value=0.0,
-                                step=1.0, key="rp_m",
+    m = float(c[2].number_input("m (norm bound, DP-SignRP-RR)", min_value=0.0, max_value=100.0, step=1.0,
+                                key="rp_m",
                                 help="A PUBLIC lower bound on every vector's norm, enforced on all data; 0 = none "
                                      "(N₊ = k, pure ε-DP). Must be at least β."))
-    beta = float(c[3].number_input("β (adjacency)", min_value=0.05, max_value=2.0, value=1.0, step=0.05,
+    beta = float(c[3].number_input("β (adjacency)", min_value=0.05, max_value=2.0, step=0.05,
                                    key="rp_beta", help="One coordinate may change by at most β (the data is in "
                                                        "[0, 1]: β = 1 protects a whole pixel)."))
-    R = int(st.select_slider("R (neighbours retrieved)", options=[10, 20, 50, 100], value=rp_sweep.TRUE_NEIGHBOURS,
-                             key="rp_R", help=f"Each query's top {rp_sweep.TRUE_NEIGHBOURS} by cosine are its true "
-                                              "neighbours; R are retrieved. precision@R = true among them / R; the "
-                                              f"paper's recall@R = true among them / {rp_sweep.TRUE_NEIGHBOURS}."))
+    R = int(st.select_slider("R (neighbours retrieved)", options=list(R_CHOICES), key="rp_R",
+                             help=f"Each query's top {rp_sweep.TRUE_NEIGHBOURS} by cosine are its true "
+                                  "neighbours; R are retrieved. precision@R = true among them / R; the "
+                                  f"paper's recall@R = true among them / {rp_sweep.TRUE_NEIGHBOURS}."))
 
-chosen = st.multiselect("Mechanisms", list(DP_NAMES), default=list(DEFAULT_MECHANISMS), key="rp_mechanisms",
+chosen = st.multiselect("Mechanisms", list(DP_NAMES), key="rp_mechanisms",
                         format_func=lambda n: MECHANISMS[n].label,
                         help="Every mechanism here is differential privacy. Their guarantees are in the table. "
                              "Each one you add is swept on its own (about a second; Raw-data-G-OPT, whose noise "
                              "covers all p coordinates, several).")
-show_idp = st.toggle("show iDP (not DP)", value=False, key="rp_show_idp",
+show_idp = st.toggle("show iDP (not DP)", key="rp_show_idp",
                      help="iDP-SignRP (Alg 9–11) satisfies only individual DP, which is NOT differential privacy.")
 # One cached sweep per mechanism: adding one sweeps only it, and a setting reruns only the mechanisms
 # that read it. Each mechanism's draws depend only on the settings it reads and its name, so the
 # combined result equals one sweep of them all.
-names = list(chosen) + (list(IDP_NAMES) if show_idp else [])
+names = shown_mechanisms({"mechanisms": chosen, "show_idp": show_idp})
+if names and st.session_state[KEYS["attack_mechanism"]] not in names:  # e.g. no longer chosen: the first one
+    st.session_state[KEYS["attack_mechanism"]] = names[0]
+values = {"epsilon": float(epsilon), "delta": float(delta), "dataset": dataset,
+          "p": p_value if dataset not in FIXED_DIMENSIONS else int(st.session_state[KEYS["p"]]), "k": int(k),
+          "t": int(t), "seed": int(seed), "projection": projection, "s": s, "m": m, "beta": beta, "R": R,
+          "true": rp_sweep.TRUE_NEIGHBOURS, "mechanisms": tuple(chosen), "show_idp": bool(show_idp),
+          **{name: st.session_state[KEYS[name]]  # the widgets further down show these
+             for name in ("variance_check", "attack_mechanism", "attack_target", "linkage_target")}}
+take_home.share(SETTINGS, values)
 if not names:
     st.info("Choose at least one mechanism.")
     st.stop()
@@ -253,9 +261,18 @@ except ValueError as exc:
 result = rp_sweep.combine(sweeps)
 metric = rp_sweep.precision_label(result)
 
+charts = []  # the page's figures, in order: the report draws them again
+
+
+def chart(figure, key: str) -> None:
+    """Draw ``figure`` and keep it for the report."""
+    charts.append(figure)
+    st.plotly_chart(figure, key=key)
+
+
 st.subheader("Privacy against retrieval quality")
-st.plotly_chart(figures.precision_vs_epsilon(result, chosen_epsilon=epsilon, title=f"{metric} on {data.name}, k = {k}"),
-                key="rp_precision")
+chart(figures.precision_vs_epsilon(result, chosen_epsilon=epsilon, title=f"{metric} on {data.name}, k = {k}"),
+      key="rp_precision")
 hidden = len(DP_NAMES) - len(chosen)
 st.caption(
     f"Mean ± SD over {REPEATS} repetitions. Showing {len(chosen)} of the {len(DP_NAMES)} DP mechanisms"
@@ -306,25 +323,25 @@ if show_idp:
 st.subheader("Why projecting first reduces the noise")
 left, right = st.columns(2)
 with left:
-    st.plotly_chart(figures.mark_epsilon(cached_sigma_chart(float(delta), beta, realised), epsilon), key="rp_sigma")
+    chart(figures.mark_epsilon(cached_sigma_chart(float(delta), beta, realised), epsilon), key="rp_sigma")
     st.caption("The noise σ each calibration needs (Fig. 1). The optimal σ* (eq. 14) is the smallest that is "
                "(ε, δ)-DP; the classical formula is valid only for ε < 1 (grey beyond). Solid: at Δ₂ = β "
                f"= {beta:g}; dashed: at the realised Δ₂ = {realised:.3f} of a Gaussian W, which is larger than β — "
                "Rademacher and OPORP keep Δ₂ = β.")
 with right:
-    st.plotly_chart(cached_delta2_chart(int(k), beta, seed), key="rp_delta2")
+    chart(cached_delta2_chart(int(k), beta, seed), key="rp_delta2")
     st.caption("The realised sensitivity Δ₂ of each kind of projection against p (Fig. 2): it must be computed "
                "from the W actually drawn. Only Rademacher and OPORP give Δ₂ = β whatever p.")
 left, right = st.columns(2)
 with left:
-    st.plotly_chart(cached_ratio_chart(), key="rp_ratio")
+    chart(cached_ratio_chart(), key="rp_ratio")
     st.caption("R = Var(raw)/Var(projected) for unit vectors (eq. 23, Fig. 3): above 1 projecting first wins; "
                "with much noise it tends to p/k (the paper's k/p = 0.05 is left out to keep six lines).")
 with right:
-    simulate = st.toggle("Monte Carlo check (about a second)", value=False, key="rp_variance_check",
+    simulate = st.toggle("Monte Carlo check (about a second)", key="rp_variance_check",
                          help="Simulate the variances at three ε (200 draws each, a new W every draw).")
-    st.plotly_chart(figures.mark_epsilon(cached_variance_chart(dataset, p_value, int(k), float(delta), beta, seed,
-                                                               simulate), epsilon), key="rp_variance")
+    chart(figures.mark_epsilon(cached_variance_chart(dataset, p_value, int(k), float(delta), beta, seed, simulate),
+                               epsilon), key="rp_variance")
     st.caption("The variance of the released inner product of two queries against ε (eqs. 19, 20, 22)"
                + (", with a Monte Carlo check (crosses ± 2 SE: 200 draws, new W each)" if simulate else "")
                + ". The projections pay a fixed sketching variance, so raw data wins again when ε is large.")
@@ -332,34 +349,33 @@ with right:
 st.subheader("Why one bit per value can win at small ε")
 left, right = st.columns(2)
 with left:
-    st.plotly_chart(cached_p_plus_chart(), key="rp_pplus")
+    chart(cached_p_plus_chart(), key="rp_pplus")
     st.caption("P₊: the probability that one bit of a Gaussian sign projection can flip when one coordinate "
                "changes by β, for vectors of norm at least m = β/r (eq. 26, Fig. 4).")
 with right:
-    st.plotly_chart(cached_n_plus_chart(data.p, int(k), float(delta)), key="rp_nplus")
+    chart(cached_n_plus_chart(data.p, int(k), float(delta)), key="rp_nplus")
     st.caption(f"N₊: how many of the k = {k} bits of DP-SignRP-RR are at risk (eq. 27, Fig. 5); each bit gets only "
                "ε/N₊. That is why DP-SignRP-RR needs a huge ε — DP-SignOPORP gives each bit the whole ε.")
 left, right = st.columns(2)
 with left:
-    st.plotly_chart(figures.mark_x(cached_at_risk_chart(), data.p, f"p = {data.p:,}"), key="rp_at_risk")
+    chart(figures.mark_x(cached_at_risk_chart(), data.p, f"p = {data.p:,}"), key="rp_at_risk")
     st.caption("The share of bits at risk (one changed coordinate can flip them) for data like the paper's, u uniform "
                "in [−1, 1]^p (Figs. 7–8, eqs. 31–32): a Rademacher W puts fewer bits at risk than a Gaussian W, so "
                "DP-SignRP would need less noise with it — but eq. 31 is an approximation, not a bound, so Alg 6 keeps "
                "the Gaussian W.")
 with right:
-    st.plotly_chart(figures.flip_chart(epsilon, epsilon / int(t), D=beta), key="rp_flip")
+    chart(figures.flip_chart(epsilon, epsilon / int(t), D=beta), key="rp_flip")
     st.caption("Smooth flipping (Alg 7–8, Fig. 6): a bit whose projection is L steps of β away from 0 would need "
                "L changed coordinates to flip, so it is flipped with probability 1/(e^{Lε}+1) instead of the flat "
                "randomised-response level.")
 left, right = st.columns(2)
 with left:
-    st.plotly_chart(cached_levels_chart(dataset, p_value, int(k), int(t), seed, beta), key="rp_levels")
+    chart(cached_levels_chart(dataset, p_value, int(k), int(t), seed, beta), key="rp_levels")
     st.caption("How far the projections of the data are from 0, in steps (L_j, Fig. 9): OPORP bins sum a few "
                "pixels, so many bits sit several steps away and are rarely flipped; L = 0 is an empty bin (a coin).")
 count = cached_n_plus(data.p, int(k), float(delta), m, beta) if m >= beta else float(k)  # m = 0: N₊ = k
 with right:
-    st.plotly_chart(figures.mark_epsilon(cached_angle_chart(int(k), float(count), int(t), seed), epsilon),
-                    key="rp_angle")
+    chart(figures.mark_epsilon(cached_angle_chart(int(k), float(count), int(t), seed), epsilon), key="rp_angle")
     st.caption("The lines are √(V_RR/k) for a pair of vectors at angle θ = π/3; the crosses (± 2 SE) are the spread "
                "of the angle actually estimated from randomised-response bits at ε′ = ε/t per bit, over "
                f"{ANGLE_CHECK_DRAWS} simulated draws (new Gaussian W and new coins each).")
@@ -404,7 +420,7 @@ def attack_frontier(attacked, curves) -> None:
         except ValueError as exc:
             st.error(str(exc))
     exact = all(c.attribute_exact for c in drawn)
-    st.plotly_chart(frontier_chart(
+    chart(frontier_chart(
         attacks.attack_utility_frontier(result, drawn), x_title=f"{metric} (the retrieval sweep above)",
         y_title="attribute guessed right (prior ½)", baseline=attacks.PRIOR,
         baseline_name="guessing without the release",
@@ -441,10 +457,10 @@ def attackers_view() -> None:
     left, right = st.container(), st.container()  # one chart per row: side by side, 1024 px cut their axis titles
     with left:
         if attribute is not None:
-            st.plotly_chart(tradeoff_chart(attribute.bound, attacks={"likelihood-ratio attack (measured, held out)":
-                                                                     attribute.measured},
-                                           exact=attribute.exact, title=f"Attribute inference at ε = {epsilon:g}"),
-                            key="rp_attack_tradeoff")
+            chart(tradeoff_chart(attribute.bound, attacks={"likelihood-ratio attack (measured, held out)":
+                                                           attribute.measured},
+                                 exact=attribute.exact, title=f"Attribute inference at ε = {epsilon:g}"),
+                  key="rp_attack_tradeoff")
             st.markdown(attribute.sentence)
             st.caption(
                 "The shaded region is what the guarantee forbids: no test on one release gets there. "
@@ -463,7 +479,7 @@ def attackers_view() -> None:
     with right:
         bound = curves.attribute_bound if np.all(np.isfinite(curves.attribute_bound)) else None
         measured_label = "the attribute attacker (exact)" if curves.attribute_exact else "the attribute attacker (measured)"
-        st.plotly_chart(figures.mark_epsilon(attack_vs_epsilon_chart(
+        chart(figures.mark_epsilon(attack_vs_epsilon_chart(
             curves.epsilons, {measured_label: (curves.attribute_success,
                                                None if curves.attribute_exact else curves.attribute_standard_error)},
             bound=bound, baseline=attacks.PRIOR, y_title="guessed right (prior ½)",
@@ -475,7 +491,7 @@ def attackers_view() -> None:
                      "pay.")
     attack_frontier(attacked, curves)
     target = st.number_input("Attack success you accept (guessing the attribute right)", min_value=0.0, max_value=1.0,
-                             value=attacks.DEFAULT_TARGET, step=0.01, key="rp_attack_target",
+                             step=0.01, key="rp_attack_target",
                              help="A probability: 0.5 is guessing blind, 1 is always right.")
     st.markdown(attacks.largest_epsilon_under(float(target), curves, "attribute").sentence)
 
@@ -491,7 +507,7 @@ def attackers_view() -> None:
             st.error(str(exc))
             return
         st.markdown(linkage.sentence)
-        st.plotly_chart(figures.mark_epsilon(attack_vs_epsilon_chart(
+        chart(figures.mark_epsilon(attack_vs_epsilon_chart(
             linkage_curves.epsilons, {"linkage (measured)": (linkage_curves.linkage_success,
                                                              linkage_curves.linkage_standard_error)},
             baseline=linkage_curves.linkage_chance, y_title="linked to the right row",
@@ -500,8 +516,8 @@ def attackers_view() -> None:
         st.caption(f"{linkage.targets:,} released rows matched to the nearest of the {linkage.candidates:,} original rows' "
                    "projections (Hamming distance for bits), ± 2 SE. No guarantee bounds this line: the per-attribute ε "
                    "stays the same while whole rows become easy to link.")
-        linkage_target = st.number_input("Linkage success you accept", min_value=0.0, max_value=1.0, value=0.05,
-                                         step=0.01, key="rp_linkage_target")
+        linkage_target = st.number_input("Linkage success you accept", min_value=0.0, max_value=1.0, step=0.01,
+                                         key="rp_linkage_target")
         st.markdown(attacks.largest_epsilon_under(float(linkage_target), linkage_curves, "linkage").sentence)
     else:
         st.info(f"The linkage attack releases {min(attacks.DEFAULT_TARGETS, candidates):,} rows and matches each to the "
@@ -513,7 +529,10 @@ def attackers_view() -> None:
 
 attackers_view()
 
-st.download_button("Sweep results (JSON)", json.dumps(rp_sweep.report_dict(result), indent=2),
+# the file is written when asked for (a callable): not on every run of the page
+st.download_button("Sweep results (JSON)", lambda: json.dumps(rp_sweep.report_dict(result), indent=2),
                    file_name="random-projections-sweep.json", mime="application/json", key="rp_download")
 st.caption(f"Guarantees in the table are per vector; releasing the same vector again spends its budget again. "
            f"Data: {data.description}")
+
+take_home.panel(SETTINGS, values, numbers(result, epsilon), charts, KEYS, PROTECTS)

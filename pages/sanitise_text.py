@@ -1,5 +1,4 @@
 """Page "Sanitise text": the paper's mechanism (and others) on your own sentences, side by side."""
-import numpy as np
 import streamlit as st
 
 from epsilon_lab import embedding_ui, take_home, ui
@@ -29,8 +28,7 @@ KEYS = {"text": "san_text", "mechanisms": "san_mechanisms", "epsilon": "san_epsi
 
 @st.cache_data(show_spinner="Sanitising …", max_entries=64)
 def cached_sanitise(_space, space_key, text, mechanism, epsilon, policy, seed, draw, slot):
-    # one independent random stream per (seed, resample count, column)
-    rng = np.random.default_rng([seed, draw, slot])
+    rng = analysis.column_rng(seed, draw, slot)  # one independent stream per (seed, resample count, column)
     return sanitize(text, resolve_mechanism(mechanism), epsilon, _space, rng, SanitisePolicy(**dict(policy)))
 
 

@@ -1,12 +1,32 @@
 """Page "Why it happens": from Laplace noise in one dimension to word embeddings, the paper's
 explanation (Asghar et al., PoPETs 2026, §1-§7: Figs. 1, 3, 4; §4-§6 with Eqs. 18-21, Table 2
-and Fig. 6) with the loaded embedding's own numbers."""
+and Fig. 6) with the loaded embedding's own numbers. Its settings, link, script and report:
+`privlib.analyses.why_it_happens` through `epsilon_lab.take_home` (issue 24)."""
 import json
 
 import numpy as np
 import streamlit as st
 
-from epsilon_lab import embedding_ui, ui
+from epsilon_lab import embedding_ui, take_home, ui
+from privlib.analyses.why_it_happens import (
+    DEFAULT_PLACES,
+    EPSILONS_1D,
+    FIG6_EPSILONS,
+    FIG6_MECHANISM_WORDS,
+    FIX_EPSILONS,
+    FIX_MECHANISMS,
+    FIX_WORDS,
+    MAP_EPSILONS,
+    MAP_SAMPLES,
+    MAX_PLACES,
+    NOISE_SAMPLES,
+    PROTECTS,
+    REACH_LEVEL,
+    SAMPLES_1D,
+    SETTINGS,
+    TABLE2_WORDS,
+    numbers,
+)
 from privlib.core.validation import duration
 from privlib.presentation.words import figures
 from privlib.words.experiments import sweep
@@ -30,16 +50,9 @@ from privlib.words.theory.neighbour_distances import (
     word_neighbourhood,
 )
 
-EPSILONS_1D = tuple(float(e) for e in np.geomspace(0.001, 10, 21))
-SAMPLES_1D = [500, 2_000, 10_000, 50_000]
-MAP_EPSILONS = (0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05)  # per km
-MAP_SAMPLES = 2_000
-TABLE2_WORDS = [1_000, 2_000, 5_000]
-FIG6_EPSILONS = (0.5, 1, 2, 3, 5, 7, 10, 15, 20, 30, 50)
-FIG6_MECHANISM_WORDS = 200
-FIX_EPSILONS = (1, 2, 5, 10, 15, 20, 30)
-FIX_WORDS = 100
-FIX_MECHANISMS = ("multivariate-laplace", "postprocessing-fix")
+#: The widget key of each setting (`privlib.analyses.why_it_happens.SETTINGS`; the sidebar's: `take_home`).
+KEYS = {"noise_1d": "why_1d_kind", "samples_1d": "why_1d_samples", "map_epsilon": "why_map_epsilon",
+        "places": "why_places", "word": "why_word", "words": "why_table_words"}
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -59,7 +72,7 @@ def cached_keep_rates(samples, seed):
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def cached_planar_noise(epsilon, seed):
-    return planar_noise(epsilon, 5_000, rng=seed)
+    return planar_noise(epsilon, NOISE_SAMPLES, rng=seed)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -127,9 +140,17 @@ def fix_seconds(space) -> float:
                for name in FIX_MECHANISMS)
 
 
+ui.start_page()
+take_home.restore(SETTINGS, KEYS)  # a shared link's settings, before the widgets (the sidebar's too)
+defaults = SETTINGS.defaults()
+for name, widget in KEYS.items():  # widgets take their value from their state: a restored setting stays
+    st.session_state.setdefault(widget, defaults[name])
+# a restored place list is a tuple, or None (none chosen): a multiselect's state is a list
+st.session_state[KEYS["places"]] = list(st.session_state[KEYS["places"]] or [])
 space = embedding_ui.word_space()
 key = embedding_ui.embedding_key(space)
 seed = int(st.session_state["seed"])
+charts = []  # the page's figures, in order: the report draws them again
 
 st.title("Why it happens")
 st.markdown(
@@ -148,15 +169,16 @@ st.markdown(
     "one: as ε grows the outputs move smoothly from distant to close to the number itself."
 )
 c1, c2 = st.columns([2, 1])
-kind = c1.radio("Integer noise", ["rounded", "geometric"], horizontal=True, key="why_1d_kind",
+kind = c1.radio("Integer noise", SETTINGS.by_name["noise_1d"].choices, horizontal=True, key="why_1d_kind",
                 format_func={"rounded": "Laplace, rounded to the nearest integer",
                              "geometric": "discrete Laplace (two-sided geometric)"}.get,
                 help="Both are ε-differentially private for counts (sensitivity 1).")
-samples_1d = c2.select_slider("Simulated draws per ε", SAMPLES_1D, value=2_000, key="why_1d_samples")
+samples_1d = c2.select_slider("Simulated draws per ε", SAMPLES_1D, key="why_1d_samples")
 exact_1d, simulated_1d = cached_1d(kind, samples_1d, seed)
-st.plotly_chart(figures.proportions_vs_epsilon(
+charts.append(figures.proportions_vs_epsilon(
     [("exact (closed form)", exact_1d), (f"simulated ({samples_1d:,} draws per ε)", simulated_1d)],
-    title=f"One dimension: outputs for the true value {TRUE_VALUE_1D:,}"), key="why_1d_chart")
+    title=f"One dimension: outputs for the true value {TRUE_VALUE_1D:,}"))
+st.plotly_chart(charts[-1], key="why_1d_chart")
 
 # ------------------------------------------------------------------------------------ step 2
 st.header("2. On a map, islands keep themselves")
@@ -171,16 +193,15 @@ st.markdown(
 c1, c2 = st.columns([2, 1])
 with c1:
     map_epsilon = ui.epsilon_slider("ε per km", key="why_map_epsilon", default=0.002, options=MAP_EPSILONS)
-places = c2.multiselect("Places on the curve", list(point_map.names), default=["Hawaii", "Kansas"],
-                        key="why_places", max_selections=6)
+places = c2.multiselect("Places on the curve", list(point_map.names), key="why_places", max_selections=MAX_PLACES)
 rates = cached_keep_rates(MAP_SAMPLES, seed)
 left, right = st.columns(2)
-left.plotly_chart(figures.location_map(point_map, rates.at(map_epsilon), map_epsilon, highlight=places),
-                  key="why_map")
-right.plotly_chart(figures.keep_rate_vs_epsilon(rates, places or ["Hawaii", "Kansas"],
-                                                title=f"Proportion of {MAP_SAMPLES:,} runs that keep the place",
-                                                chosen_epsilon=map_epsilon),
-                   key="why_keep_rates")
+charts.append(figures.location_map(point_map, rates.at(map_epsilon), map_epsilon, highlight=places))
+left.plotly_chart(charts[-1], key="why_map")
+charts.append(figures.keep_rate_vs_epsilon(rates, places or list(DEFAULT_PLACES),
+                                           title=f"Proportion of {MAP_SAMPLES:,} runs that keep the place",
+                                           chosen_epsilon=map_epsilon))
+right.plotly_chart(charts[-1], key="why_keep_rates")
 st.caption(f"Left: each state coloured by how often it keeps itself at ε = {map_epsilon:g} per km. Right: the same "
            "proportion across ε for the chosen places (dotted line: the chosen ε), ±2 standard errors.")
 with st.expander("The noise in two dimensions (the paper's Fig. 4)"):
@@ -188,15 +209,17 @@ with st.expander("The noise in two dimensions (the paper's Fig. 4)"):
     exact = noise.exact_densities()
     n1, n2 = st.columns(2)  # two in a row and the scatter below: three in a row cut their legends at 1024 px
     n3 = st.container()
-    n1.plotly_chart(figures.density_with_samples(
+    charts.append(figures.density_with_samples(
         *exact["radius"], noise.radius, x_title="radius ‖η‖ (km)",
-        title="Radius: Gamma(2, 1/ε)", exact_name="Gamma(2, scale 1/ε) density"), key="why_noise_radius")
-    n2.plotly_chart(figures.density_with_samples(
+        title="Radius: Gamma(2, 1/ε)", exact_name="Gamma(2, scale 1/ε) density"))
+    n1.plotly_chart(charts[-1], key="why_noise_radius")
+    charts.append(figures.density_with_samples(
         *exact["angle"], noise.angle, x_title="angle (radians)",
-        title="Angle: uniform", exact_name="uniform density 1/(2π)"), key="why_noise_angle")
-    n3.plotly_chart(figures.noise_scatter(noise.noise, map_epsilon, units=" km", title="Noise vectors η"),
-                    key="why_noise_scatter")
-    st.caption(f"5,000 draws at ε = {map_epsilon:g} per km: the radius has mean 2/ε = {2 / map_epsilon:,.0f} km "
+        title="Angle: uniform", exact_name="uniform density 1/(2π)"))
+    n2.plotly_chart(charts[-1], key="why_noise_angle")
+    charts.append(figures.noise_scatter(noise.noise, map_epsilon, units=" km", title="Noise vectors η"))
+    n3.plotly_chart(charts[-1], key="why_noise_scatter")
+    st.caption(f"{NOISE_SAMPLES:,} draws at ε = {map_epsilon:g} per km: the radius has mean 2/ε = {2 / map_epsilon:,.0f} km "
                "and every direction is equally likely.")
 
 # ------------------------------------------------------------------------------------ step 3
@@ -206,7 +229,7 @@ st.markdown(
     "almost the same distance from it: the gaps between consecutive neighbours are tiny compared with "
     "the distance to the first one. Every word is a Hawaii, surrounded at a distance by a crowd."
 )
-word = st.text_input("Word", value="king", key="why_word",
+word = st.text_input("Word", key="why_word",
                      help="Any word of the vocabulary; its neighbours are ranked by Euclidean distance.").strip()
 word_ok = False
 if not word:
@@ -217,7 +240,7 @@ else:
         word_ok = True
     except ValueError as exc:
         st.error(f"{exc} The neighbour chart needs a word of the loaded vocabulary.")
-word_table = None
+word_table = neighbourhood = None
 if word_ok:
     try:
         neighbourhood = cached_word(space, key, word)
@@ -225,6 +248,7 @@ if word_ok:
     except ValueError as exc:  # e.g. a vocabulary smaller than the word and its 101 neighbours
         st.error(str(exc))
         word_ok = False
+        neighbourhood = None
 if word_ok:
     z, (x1, x2, x_far) = neighbourhood.z, neighbourhood.neighbours
     m1, m2, m3 = st.columns(3)
@@ -238,14 +262,18 @@ if word_ok:
               help=f"Eq. 19: x₁ = “{x1}” against neighbour {FAR_RANK}, “{x_far}”.")
     st.caption(f"Nearest neighbours of “{word}”: x₁ = “{x1}”, x₂ = “{x2}”, x{FAR_RANK} = “{x_far}”. "
                + (figures.vocabulary_note(space) or ""))
-    st.plotly_chart(figures.neighbour_distance_profile(
-        neighbourhood.distances, word, FAR_RANK, title=f"The {FAR_RANK} nearest neighbours of “{word}”"),
-        key="why_profile")
+    charts.append(figures.neighbour_distance_profile(
+        neighbourhood.distances, word, FAR_RANK, title=f"The {FAR_RANK} nearest neighbours of “{word}”"))
+    st.plotly_chart(charts[-1], key="why_profile")
 
 st.subheader("Across the vocabulary (the paper's Table 2)")
-n_table = st.radio("Words drawn at random from the whole vocabulary", TABLE2_WORDS, index=0, horizontal=True,
+n_table = st.radio("Words drawn at random from the whole vocabulary", TABLE2_WORDS, horizontal=True,
                    key="why_table_words", format_func=lambda n: f"{n:,}" + (" (as the paper)" if n == 5_000 else ""),
                    help="The paper uses 5,000 words; more words = smaller standard errors and a longer wait.")
+values = {**take_home.embedding_values(space, seed), "noise_1d": kind, "samples_1d": samples_1d,
+          "map_epsilon": float(map_epsilon), "places": tuple(places) or None,  # none chosen: None (empty in a link)
+          "word": word, "words": n_table}
+take_home.share(SETTINGS, values)
 table_work = (key, n_table, seed)
 if n_table != TABLE2_WORDS[0]:
     table_seconds = cached_table2_seconds(space, key, n_table)
@@ -278,9 +306,10 @@ undefined = {k: v for k, v in table.undefined().items() if v}
 if undefined:
     st.caption(f"Left out of the means: {undefined} word(s) whose two neighbours have identical vectors "
                "(Eq. 19 is 0/0 there).")
-st.plotly_chart(figures.neighbour_gap_distributions(
+charts.append(figures.neighbour_gap_distributions(
     table.values(), table.means(), dict(zip(table.names, published["paper"])) if published else None,
-    title=f"Per-word distributions over {len(table):,} random words"), key="why_table2_chart")
+    title=f"Per-word distributions over {len(table):,} random words"))
+st.plotly_chart(charts[-1], key="why_table2_chart")
 st.download_button("Per-word values (JSON)", json.dumps(table.to_dict(per_word=True)),
                    file_name=f"table2-{len(table)}-words-seed{seed}.json", mime="application/json")
 
@@ -302,12 +331,12 @@ if ui.runs_now(fig6_seconds, fig6_work, "why_fig6_requested"):
 word_curves = None
 if word_table is not None:
     word_curves = (word, cached_word_win_probabilities(word_table, key, word))
-st.plotly_chart(figures.win_probabilities_vs_epsilon(
+charts.append(figures.win_probabilities_vs_epsilon(
     probabilities, frequencies, word_curves,
     title=f"Exact probabilities (n = {space.dim}) for {len(table):,} random words"
-          + (", and what the mechanism did" if frequencies is not None else "")),
-    key="why_fig6")
-reach = probabilities.first_reaching(0.9)
+          + (", and what the mechanism did" if frequencies is not None else "")))
+st.plotly_chart(charts[-1], key="why_fig6")
+reach = probabilities.first_reaching(REACH_LEVEL)
 if reach is not None:
     st.markdown(
         f"At ε = {reach['epsilon']:g}, w beats x₁ with probability {reach['w_beats_x1']:.2f} on "
@@ -336,8 +365,9 @@ fix_work = ("fix", key, seed)
 fix_estimate = fix_seconds(space)
 if ui.runs_now(fix_estimate, fix_work, "why_fix_requested"):
     fix_sweep = cached_fix_sweep(space, key, seed)
-    st.plotly_chart(figures.proportions_vs_epsilon(
-        fix_sweep, title=f"Outputs of {fix_sweep.repeats} random words, without and with the fix"), key="why_fix")
+    charts.append(figures.proportions_vs_epsilon(
+        fix_sweep, title=f"Outputs of {fix_sweep.repeats} random words, without and with the fix"))
+    st.plotly_chart(charts[-1], key="why_fix")
 else:
     st.info(f"The comparison — how often {FIX_WORDS} random words come out as themselves, as one of their "
             f"{DEFAULT_CLOSE} nearest neighbours or as a distant word, at ε from {FIX_EPSILONS[0]:g} to "
@@ -347,3 +377,8 @@ else:
     st.button(f"Compare the two mechanisms on {FIX_WORDS} words (about {duration(fix_estimate)})", key="why_fix_run",
               type="primary", on_click=ui.request, args=("why_fix_requested", fix_work))
 st.page_link(ui.PAGES / "neighbour_ranks.py", label="Try both mechanisms on any word in Neighbour ranks", icon="➡️")
+
+if len(table) != values["words"]:
+    st.caption(f"The script below computes Table 2 for the {values['words']:,} words chosen in step 3; the numbers "
+               f"here are those of the {len(table):,} words shown until you compute it.")
+take_home.panel(SETTINGS, values, numbers(table, neighbourhood, probabilities), charts, KEYS, PROTECTS)

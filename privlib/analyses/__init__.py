@@ -22,7 +22,8 @@ from privlib.analyses.code import percent_script
 from privlib.analyses.settings import PageSettings, Setting, read_settings_file
 
 #: The pages whose analysis can be taken home (their modules in this package).
-PAGES = ("noisy_dot_product", "label_dp", "private_learning", "neighbour_ranks", "sanitise_text")
+PAGES = ("noisy_dot_product", "label_dp", "private_learning", "neighbour_ranks", "sanitise_text",
+         "why_it_happens", "random_projections", "choose_epsilon", "what_epsilon_means")
 
 
 def analysis(page: str):

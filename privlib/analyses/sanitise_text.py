@@ -6,6 +6,8 @@ paper's worked example and says where to paste a text.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from privlib.analyses.code import code, markdown
 from privlib.analyses.embedding import EMBEDDING_SETTINGS, load_space_code
 from privlib.analyses.settings import PageSettings, Setting, parameter_settings
@@ -20,7 +22,10 @@ DEFAULT_MECHANISMS = tuple(m for m in ("multivariate-laplace", "postprocessing-f
 #: The prefix of the mechanisms' parameters' settings (e.g. "santext-plus.p").
 PARAMETER_PREFIX = ""
 
-SETTINGS = PageSettings("sanitise_text", "Sanitise text", command=None, settings=(
+#: The page's settings; `sanitize` takes its settings file (``--settings FILE``): the option names are the
+#: settings' names (``--mechanisms``, ``--draw``, ``--epsilon``, …) and a mechanism's parameter "<name>.<p>" is
+#: ``--param <name>.<p>=VALUE`` there.
+SETTINGS = PageSettings("sanitise_text", "Sanitise text", command="sanitize", settings=(
     *EMBEDDING_SETTINGS,
     Setting("text", PAPER_EXAMPLE, "text", max_chars=MAX_CHARACTERS, private=True, label="Text to sanitise"),
     Setting("mechanisms", DEFAULT_MECHANISMS, "choices", choices=tuple(MECHANISMS), high=MAX_MECHANISMS,
@@ -44,6 +49,13 @@ def mechanism_specs(values) -> list:
     """(name, ((parameter, value), ...)) of each chosen mechanism, as the page resolves them."""
     return [(name, tuple((pname, values[f"{PARAMETER_PREFIX}{name}.{pname}"]) for pname in MECHANISMS[name].PARAMETERS))
             for name in values["mechanisms"]]
+
+
+def column_rng(seed: int, draw: int, slot: int) -> np.random.Generator:
+    """The random stream of the page's column ``slot`` (0, 1, 2: the mechanisms' order) after ``draw`` presses
+    of Resample: ``default_rng([seed, draw, slot])``, one independent stream per (seed, resample, column), as the
+    page and its exported code draw (and ``sanitize --mechanisms``)."""
+    return np.random.default_rng([seed, draw, slot])
 
 
 def numbers(results, close: int) -> dict:

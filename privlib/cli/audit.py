@@ -11,8 +11,8 @@ refused unless ``--allow-long``.
 """
 from __future__ import annotations
 
-import importlib
-
+# ``--topic`` → the topic's audit module: the What ε means page's table (its audit is this command's)
+from privlib.analyses.what_epsilon_means import AUDIT_MODULES
 from privlib.cli.common import (
     Command,
     add_allow_long_flag,
@@ -28,18 +28,10 @@ from privlib.cli.common import (
 from privlib.core.audit import DEFAULT_RELEASES
 from privlib.core.validation import shown
 
-#: ``--topic`` → the topic's audit module (each has ``audit_mechanism``, ``MECHANISMS`` and ``UNIT_OF_PROTECTION``).
-TOPIC_MODULES = {
-    "words": "privlib.words.audit",
-    "projections": "privlib.projections.audit",
-    "label-dp": "privlib.label_dp.audit",
-    "erm": "privlib.erm.audit",
-}
-
 
 def add_audit_arguments(parser) -> None:
-    parser.add_argument("--topic", type=one_of(TOPIC_MODULES), required=True,
-                        help=f"the mechanism's topic: {', '.join(TOPIC_MODULES)}")
+    parser.add_argument("--topic", type=one_of(AUDIT_MODULES), required=True,
+                        help=f"the mechanism's topic: {', '.join(AUDIT_MODULES)}")
     parser.add_argument("--mechanism", required=True, metavar="NAME",
                         help="the mechanism's name in its topic (e.g. santext, dp-oporp, rr, output)")
     parser.add_argument("--epsilon", type=parse_epsilon, required=True, help="the ε the mechanism claims")
@@ -59,7 +51,7 @@ def add_audit_arguments(parser) -> None:
 def run_audit(args) -> dict:
     """The topic's ``audit_mechanism`` for the options; its `AuditResult` as a dict, with the topic,
     the mechanism, its parameters and the pair in words."""
-    module = importlib.import_module(TOPIC_MODULES[args.topic])
+    module = AUDIT_MODULES[args.topic]
     if args.mechanism not in module.MECHANISMS:
         raise ValueError(f"Unknown {args.topic} mechanism {shown(args.mechanism)}; choose one of: "
                          f"{', '.join(module.MECHANISMS)}.")

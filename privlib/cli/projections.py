@@ -36,7 +36,7 @@ from privlib.cli.common import (
 from privlib.core.calibration import analytic_gaussian_delta, analytic_gaussian_sigma
 from privlib.core.validation import check_positive_int, check_probability, check_range, shown
 from privlib.projections.cost import sweep_work
-from privlib.projections.datasets import DATASETS, load_dataset
+from privlib.projections.datasets import DATASETS, load_dataset, load_dataset_at
 from privlib.projections.projection import PROJECTION_KINDS, make_projection
 from privlib.projections.quantities import (
     SIGMA_METHODS,
@@ -271,6 +271,8 @@ def print_sensitivity(args, result: dict) -> None:
 
 def add_sweep_arguments(parser) -> None:
     parser.add_argument("--dataset", type=one_of(DATASETS), choices=tuple(DATASETS), default="mnist", help="data (default mnist)")
+    parser.add_argument("--p", type=whole_number, default=None,
+                        help="dimension of the synthetic data (default 2048); mnist and digits fix theirs")
     parser.add_argument("--mechanisms", default="dp",
                         help="comma list of mechanism names; dp = every DP mechanism (default), idp = the "
                              "individual-DP ones (NOT DP), all = both")
@@ -305,7 +307,7 @@ def run_sweep(args) -> dict:
         raise ValueError(f"--repeats is too large: at most {LARGEST_WHOLE:,}, got {shown(args.repeats)}.")
     if args.seed < 0:
         raise ValueError(f"--seed must be a whole number of at least 0, got {shown(args.seed)}.")
-    data = load_dataset(args.dataset)
+    data = load_dataset_at(args.dataset, args.p)
     work = sweep_work(data, args.mechanisms, len(args.epsilons), repeats=args.repeats, k=args.k, queries=args.queries)
     check_memory("rp-sweep", work.nbytes(), "--k or --queries")
     progress = long_work(args, "rp-sweep", work.seconds(), "--epsilons, --repeats, --k or --queries")

@@ -10,6 +10,7 @@ measurements: they hold for any attacker who knows everything except the secret.
 from __future__ import annotations
 
 from privlib.cli.common import Command, checked_number, whole_number_at_least
+from privlib.cli.settings import goes_with
 from privlib.core.validation import check_delta, check_epsilon, check_probability, check_range
 
 #: The most μ accepted (`privlib.core.risk.MU_MAX`, repeated so that parsing does not import scipy).
@@ -30,6 +31,9 @@ def add_bounds_arguments(parser) -> None:
                            help="μ of μ-GDP (μ = sensitivity/σ; only for exactly Gaussian mechanisms)")
     parser.add_argument("--delta", type=parse_delta_or_zero, default=0.0,
                         help="δ of (ε, δ)-DP, with --epsilon (default 0: pure ε-DP)")
+    # a settings file's δ belongs to its ε: a --mu typed over an (ε, δ) file drops both (`guarantee_of` refuses a δ
+    # with μ)
+    goes_with(parser, "delta", "epsilon")
     parser.add_argument("--prior", type=parse_prior, default=0.5,
                         help="the attacker's belief in one of two inputs before the output, in (0, 1) (default 0.5)")
     parser.add_argument("--candidates", type=whole_number_at_least(2), default=10,

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
+from privlib.analyses import choose_epsilon as choose_page
+from privlib.analyses import sanitise_text as sanitise_page
 from privlib.cli.common import (
     EPSILONS_HELP,
     Command,
@@ -38,6 +40,7 @@ from privlib.cli.common import (
     whole_number_at_least,
     write_json,
 )
+from privlib.cli.settings import SETTINGS_FILE_VALUES, goes_with, read_by_command
 from privlib.core.validation import as_generator, shown
 from privlib.presentation.words.report import choice_report
 from privlib.words.attacks import PRIORS
@@ -85,12 +88,27 @@ def add_space_arguments(parser) -> None:
                         help="word2vec/GloVe/fastText file (default: the built-in GloVe 6B 50d)")
 
 
-def add_word_arguments(parser, seed: int | None = 0) -> None:
+#: The mechanism of the word commands when none is named.
+DEFAULT_MECHANISM = "multivariate-laplace"
+
+
+def add_word_arguments(parser, seed: int | None = 0, compare: int = 0) -> None:
     """The options of every command that privatises words: the space, the mechanism and its
     parameters, the close-neighbour cut-off and the seed (default ``seed``; None: fresh OS
-    entropy, for sanitising a user's text)."""
+    entropy, for sanitising a user's text). ``compare`` > 0: ``--mechanisms A,B,…`` (at most
+    ``compare`` of them, parameters as ``--param A.KEY=VALUE``) beside ``--mechanism``, one or the
+    other; ``--mechanism``'s default is then None (read as `DEFAULT_MECHANISM`), so that a command
+    can tell a typed ``--mechanism`` from none."""
     add_space_arguments(parser)
-    parser.add_argument("--mechanism", default="multivariate-laplace", choices=sorted(MECHANISMS))
+    if compare:
+        group = parser.add_mutually_exclusive_group()
+        group.add_argument("--mechanism", default=None, choices=sorted(MECHANISMS),
+                           help=f"the mechanism (default {DEFAULT_MECHANISM})")
+        group.add_argument("--mechanisms", type=mechanism_list(compare), metavar="A,B,C",
+                           help=f"compare up to {compare} mechanisms side by side, as the Sanitise text page does: "
+                                "a comma-separated list; each one's parameters as --param NAME.KEY=VALUE")
+    else:
+        parser.add_argument("--mechanism", default=DEFAULT_MECHANISM, choices=sorted(MECHANISMS))
     parser.add_argument("--param", action="append", metavar="KEY=VALUE", help="mechanism parameter (repeatable)")
     parser.add_argument("--close", type=whole_number, default=DEFAULT_CLOSE, help="close-neighbour cut-off K (default 100)")
     if seed is None:  # a release of the user's own text: fresh randomness unless asked otherwise
@@ -107,15 +125,43 @@ def space_of(args) -> EmbeddingSpace:
 
 
 def mechanism_of(args):
-    """The mechanism of ``--mechanism`` with the parameters of ``--param key=value``."""
-    for item in args.param or []:  # checked here so that a long value is cut (`shown`) in the message
+    """The mechanism of ``--mechanism`` (default `DEFAULT_MECHANISM`) with the parameters of ``--param key=value``."""
+    return checked_mechanism(args.mechanism or DEFAULT_MECHANISM, param_items(args.param))
+
+
+def param_items(items) -> dict:
+    """``--param`` items (``key=value``) as a dict; ValueError (the item cut by `shown`) without an ``=``."""
+    for item in items or []:  # checked here so that a long value is cut (`shown`) in the message
         if "=" not in item:
             raise ValueError(f"--param takes key=value, got {shown(item)}.")
+    return parse_params(items)
+
+
+def checked_mechanism(name: str, params: dict):
+    """`resolve_mechanism` of (``name``, ``params``), its ValueError cut to one short line."""
     try:
-        return resolve_mechanism((args.mechanism, parse_params(args.param)))
+        return resolve_mechanism((name, params))
     except (TypeError, ValueError) as exc:
         text = str(exc)
         raise ValueError(text if len(text) <= 250 else text[:249] + "…") from None
+
+
+def mechanism_list(most: int):
+    """argparse ``type`` of ``--mechanisms``: a comma-separated list of 1 to ``most`` distinct mechanism names."""
+
+    def parse(text: str) -> tuple:
+        names = tuple(name.strip() for name in text.split(","))
+        unknown = [name for name in names if name not in MECHANISMS]
+        if unknown:
+            raise argparse.ArgumentTypeError(f"{shown(unknown[0])} is not a mechanism: choose from "
+                                             f"{', '.join(sorted(MECHANISMS))}")
+        if len(set(names)) != len(names) or len(names) > most:
+            raise argparse.ArgumentTypeError(f"give 1 to {most} different mechanisms, comma-separated, "
+                                             f"got {shown(text)}")
+        return names
+
+    parse.__name__ = "mechanisms"  # what argparse names the type in its messages
+    return parse
 
 
 def add_study_cluster_arguments(parser) -> None:
@@ -390,16 +436,33 @@ def add_sanitize_arguments(parser) -> None:
                         help=argparse.SUPPRESS)  # the former switch: now the default, same as --numbers sanitise
     parser.add_argument("--progress", action="store_true",
                         help="show a progress bar on stderr even when not a terminal")
-    add_word_arguments(parser, seed=None)
+    add_word_arguments(parser, seed=None, compare=sanitise_page.MAX_MECHANISMS)
+    parser.add_argument("--draw", type=whole_number_at_least(0), default=0, metavar="N",
+                        help="with --mechanisms: the page's Resample count (each draw is a fresh random stream from "
+                             "--seed; default 0)")
     add_allow_long_flag(parser)
+    goes_with(parser, "draw", "mechanisms")  # a settings file's resample count is of its comparison
+
+
+def settings_file_values(args) -> dict:
+    """The settings read from ``--settings FILE`` (`privlib.cli.settings`), or {} without one."""
+    return getattr(args, SETTINGS_FILE_VALUES, None) or {}
 
 
 def read_documents(args) -> list[str]:
-    """The text argument as one document, or the lines of ``--input`` ('-' = standard input)."""
-    if (args.text is None) == (args.input is None):
+    """The text argument as one document, or the lines of ``--input`` ('-' = standard input). A settings
+    file's text is the text argument's default: a text or ``-i`` given on the command line wins."""
+    text = args.text
+    file_text = settings_file_values(args).get("text")
+    if args.input is not None and file_text is not None and text == file_text:
+        text = None
+    if (text is None) == (args.input is None):
+        if text is None and getattr(args, "settings", None):
+            raise ValueError("Give a text to sanitise, or -i FILE (one document per line): the settings file holds no "
+                             "text (the page includes it only when you tick its box).")
         raise ValueError("Give exactly one of: a text to sanitise, or -i FILE (one document per line).")
     if args.input is None:
-        return [args.text]
+        return [text]
     if args.input != "-":
         try:
             found = os.path.exists(args.input)  # a pipe (-i <(command)) or device is read as a file
@@ -421,9 +484,33 @@ def document_lines(text: str) -> list[str]:
     return [line.removesuffix("\r") for line in lines]
 
 
+def compared_mechanisms(args) -> list:
+    """The mechanisms of ``--mechanisms`` in order, each with its parameters: ``--param NAME.KEY=VALUE`` given
+    here, else the settings file's "NAME.KEY", else the parameter's default."""
+    names = args.mechanisms
+    typed = param_items(args.param)
+    for key in typed:
+        name = key.split(".", 1)[0]
+        if "." not in key or name not in names:
+            raise ValueError(f"With --mechanisms, name each parameter's mechanism, one of {', '.join(names)}: "
+                             f"--param NAME.KEY=VALUE (e.g. {names[0]}.KEY=VALUE), got {shown(key)}.")
+    found = settings_file_values(args)
+    chosen = []
+    for name in names:
+        params = {key.split(".", 1)[1]: value for key, value in found.items() if key.startswith(f"{name}.")}
+        params.update({key.split(".", 1)[1]: value for key, value in typed.items() if key.startswith(f"{name}.")})
+        chosen.append(checked_mechanism(name, params))
+    return chosen
+
+
 def run_sanitize(args) -> dict:
     """Sanitise the text argument or the documents of ``--input``; returns the results (the
-    text output is the sanitised text, one document per line)."""
+    text output is the sanitised text, one document per line). With ``--mechanisms``, each mechanism
+    sanitises the documents as the Sanitise text page does (`run_compared`)."""
+    if args.mechanisms is not None:
+        return run_compared(args)
+    if args.draw:
+        raise ValueError("--draw counts the page's resamples of --mechanisms: with --mechanism, change --seed instead.")
     mechanism = mechanism_of(args)
     documents = read_documents(args)
     policy = policy_of(args)
@@ -439,6 +526,36 @@ def run_sanitize(args) -> dict:
     return {"documents": [r.to_dict(args.close) for r in results], "inline": args.input is None}
 
 
+def run_compared(args) -> dict:
+    """``sanitize --mechanisms A,B,…``: mechanism k sanitises the documents with the random stream of
+    `privlib.analyses.sanitise_text.column_rng` (seed, draw, k), as column k of the Sanitise text page, so a
+    text with the page's settings (``--settings FILE``) gives the page's numbers
+    (`privlib.analyses.sanitise_text.numbers`). Without a seed, a fresh one (reported)."""
+    mechanisms = compared_mechanisms(args)
+    documents = read_documents(args)
+    policy = policy_of(args)
+    space = space_of(args)
+    seed = fresh_seed(args.seed)
+    words = sum(len(document.split()) for document in documents)
+    seconds = sum(sanitize_seconds(space, words, args.epsilon, mechanism) for mechanism in mechanisms)
+    progress = long_work(args, "sanitize", seconds, "the input (fewer or shorter documents) or --mechanisms")
+    if progress is None and (args.progress or (args.input is not None and sys.stderr.isatty())):
+        progress = terminal_progress(True)
+    columns = []
+    for slot, mechanism in enumerate(mechanisms):
+        share = None if progress is None else (
+            lambda fraction, message, slot=slot: progress((slot + fraction) / len(mechanisms), message))
+        results = sanitize_many(documents, mechanism, args.epsilon, space, sanitise_page.column_rng(seed, args.draw, slot),
+                                policy, progress=share, batch_words=5_000)
+        check_budgets(results, args.epsilon)
+        columns.append(results)
+    rows = [[column[d] for column in columns] for d in range(len(documents))]  # per document, one per mechanism
+    return {"compared": [{"seed": seed, "draw": args.draw, "close": args.close,
+                          "results": [r.to_dict(args.close) for r in row],
+                          "numbers": sanitise_page.numbers(row, args.close)} for row in rows],
+            "inline": args.input is None}
+
+
 def check_budgets(results, epsilon: float) -> None:
     """ValueError when a document's budget m·epsilon is not a finite number (epsilon so large that
     m tokens overflow a float): never an Infinity in the output."""
@@ -449,16 +566,23 @@ def check_budgets(results, epsilon: float) -> None:
 
 
 def print_sanitised_text(args, result: dict) -> None:
-    """The sanitised documents, one per line."""
-    for doc in result["documents"]:
-        sys.stdout.write(doc["sanitised"] + "\n")
+    """The sanitised documents, one per line. With ``--mechanisms``, per document: one line per mechanism
+    (``name → sanitised text``), then the page's numbers (``name: value``), a blank line between documents."""
+    if "compared" not in result:
+        for doc in result["documents"]:
+            sys.stdout.write(doc["sanitised"] + "\n")
+        return
+    for number, doc in enumerate(result["compared"]):
+        lines = [f"{r['mechanism']} → {r['sanitised']}" for r in doc["results"]]
+        lines += [f"{name}: {value!r}" for name, value in doc["numbers"].items()]  # as privlib.analyses.code.print_numbers
+        sys.stdout.write("\n" * (number > 0) + "\n".join(lines) + "\n")
 
 
 def print_sanitised_json(args, result: dict) -> None:
     """One object for a text argument, JSON Lines (one object per document, in input order) for
     ``-i FILE``."""
-    documents = result["documents"][:1] if result["inline"] else result["documents"]
-    for doc in documents:
+    documents = result.get("compared", result.get("documents"))
+    for doc in documents[:1] if result["inline"] else documents:
         write_json(doc, ensure_ascii=False)
 
 
@@ -552,9 +676,10 @@ def add_choose_arguments(parser) -> None:
                              f"(default {AttackSettings.samples_per_word})")
     attack.add_argument("--attack-runs", type=whole_number, default=None, metavar="RUNS",
                         help="sampled attack: fresh scoring runs per epsilon (default: candidates x samples)")
-    add_word_arguments(parser)
+    add_word_arguments(parser, compare=choose_page.MAX_MECHANISMS)
     add_allow_long_flag(parser)
     add_study_cluster_arguments(parser)
+    read_by_command(parser, "source", "text")  # a settings file's words: its pasted text (`run_choose`)
 
 
 def read_words_text(args) -> str | None:
@@ -575,7 +700,7 @@ def read_words_text(args) -> str | None:
 def run_choose(args) -> dict:
     """Choose epsilon (privlib.words.choice): metrics over the grid, the inverse answers and,
     with --report, a self-contained HTML report. Unknown words are reported on stderr."""
-    mechanism = mechanism_of(args)
+    mechanisms = compared_mechanisms(args) if args.mechanisms else [mechanism_of(args)]
     epsilons = epsilon_grid(args.epsilons)  # argument errors before the embedding is loaded
     targets = Targets(utility=args.target_close, max_keep=args.max_keep, keep_statistic=args.keep_statistic,
                       attack=args.attack_target, attack_measure=args.attack_measure.replace("-", "_"))
@@ -583,25 +708,34 @@ def run_choose(args) -> dict:
         args.attack_candidates, args.attack_prior, args.attack_samples, args.attack_runs)
     report = None if args.report is None else check_output_path("--report", args.report, [args.words_file])
     text = read_words_text(args)
+    page = settings_file_values(args)  # a settings file of the page's: its words' source and (when included) text
+    if text is None and page.get("source") in (choose_page.TEXT, choose_page.FILE) and args.words_file is None:
+        text = page.get("text")
+        if text is None:
+            raise ValueError("The settings file's words are a text it does not hold (the page includes it only when "
+                             "you tick its box): give --words-file FILE.")
     seed = fresh_seed(args.seed)
     with StudyCluster(args) as cluster:
         space = space_of(args)
         if text is not None:
-            words = WordSet.from_text(text, space, source=f"words of {os.path.basename(args.words_file)}")
+            source = "pasted text" if args.words_file is None else f"words of {os.path.basename(args.words_file)}"
+            words = WordSet.from_text(text, space, source=source)
             if words.unknown:  # counted, never quoted: the file's words may be private
-                print(f"note: {len(words.unknown):,} distinct word(s) of the file not in the vocabulary, left out.",
+                print(f"note: {len(words.unknown):,} distinct word(s) of the "
+                      f"{'text' if args.words_file is None else 'file'} not in the vocabulary, left out.",
                       file=sys.stderr)
         else:
             words = WordSet.random(space, args.words, seed)
-        seconds = choose_epsilon_seconds(space, words, epsilons, [mechanism], args.samples, args.close)
-        if not mechanism.has_exact_probabilities:  # exact output laws are computed in this process
-            seconds /= cluster.threads
+        seconds = sum(choose_epsilon_seconds(space, words, epsilons, [m], args.samples, args.close)
+                      # exact output laws are computed in this process
+                      / (1 if m.has_exact_probabilities else cluster.threads) for m in mechanisms)
         if attack is not None:  # the attack runs in this process; an impossible target is refused before
             targets.check_attack(attack.candidates_of(space).prior_baseline)
-            seconds += attack_metrics_seconds(space, mechanism, epsilons, attack, min(args.close, len(space) - 1))
+            seconds += sum(attack_metrics_seconds(space, m, epsilons, attack, min(args.close, len(space) - 1))
+                           for m in mechanisms)
         progress = long_work(args, "choose", seconds, "--words (or the words file), --epsilons or --samples"
                              + ("" if attack is None else ", --attack-candidates or --attack-samples"))
-        choice = choose_epsilon(space, words, epsilons, [mechanism], args.samples, args.close, targets,
+        choice = choose_epsilon(space, words, epsilons, mechanisms, args.samples, args.close, targets,
                                 args.sentence_length, seed, progress, client=cluster.client(), attack=attack,
                                 allow_long=True)  # the estimate above was refused or allowed
     result = choice.to_dict()

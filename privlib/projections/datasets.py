@@ -146,12 +146,17 @@ def make_sparse_clusters(seed=0, n=2100, p=2048, C=10, Sb=5, d=0.04, keep=0.85):
     return X, c, s
 
 
+#: The largest dimension of the synthetic data: its 2,100 × p matrix in float64 then takes about 280 MB.
+MAX_SYNTHETIC_P = 16_384
+
+
 def sparse_clusters(seed=0, n=2100, p=2048, C=10, Sb=5, d=0.04, keep=0.85) -> Dataset:
     """The synthetic ``make_sparse_clusters`` data (our addition, not in the paper): the last 100
     rows are the queries, the first n − 100 the database. Default: 2,000 × 2,048, about 80 nonzeros
     per row; use k ≤ p/16 (k = 128) for the RP-versus-raw ordering to show. Cached per parameters."""
     n = check_positive_int(n, "n (the number of vectors, including the 100 queries)", minimum=101)
-    return _cached_sparse_clusters(check_seed(seed), n, check_positive_int(p, "p (the dimension)"),
+    return _cached_sparse_clusters(check_seed(seed), n, check_positive_int(p, "p (the dimension)",
+                                                                           maximum=MAX_SYNTHETIC_P),
                                    check_positive_int(C, "C (the number of clusters)"),
                                    check_positive_int(Sb, "Sb (the number of sub-clusters per cluster)"),
                                    check_probability(d, "d (the density of a cluster support)"),

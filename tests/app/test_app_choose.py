@@ -60,8 +60,10 @@ def test_run_shows_answers_charts_table_and_exports(ran):
     assert not any("plotly_warmup" in c.proto.id for c in charts)
     table = ran.dataframe[0].value
     assert len(table) == 2 * 8 and "recommended" in table.columns
-    downloads = ran.get("download_button")
-    assert len(downloads) == 3
+    downloads = [b.proto.label for b in ran.get("download_button")]
+    # the page's three, then Take this analysis home's settings file and script (the notebook and report on request)
+    assert downloads == ["All numbers (CSV)", "Per-word numbers (CSV)", "Report (HTML)", "Settings file (JSON)",
+                         "Python script (.py)"]
 
 
 def test_targets_apply_without_a_new_run(ran):
@@ -92,7 +94,7 @@ def test_bad_inputs_are_explained_not_tracebacks():
 
 def test_random_sample_of_the_vocabulary_with_an_exact_mechanism():
     at = _page()
-    at.radio(key="choose_source").set_value("Random vocabulary words").run()
+    at.radio(key="choose_source").set_value("random").run()
     at.number_input(key="choose_n_words").set_value(5).run()
     at.multiselect(key="choose_mechanisms").set_value(["santext"]).run()
     at.text_input(key="choose_grid").set_value("1,5,20").run()

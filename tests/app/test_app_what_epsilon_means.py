@@ -69,7 +69,8 @@ def test_defaults_render_every_part_and_run_no_audit(page):
         assert module.UNIT_OF_PROTECTION.startswith(f"{unit}: ")
         assert f"\n{unit}\n" in units
     assert not any(m.label.startswith("ε̂") for m in page.metric)  # nothing heavy before the button
-    assert [b.label for b in page.button] == ["Run the audit"]
+    # the audit and the take-home panel's notebook and report: each on request
+    assert [b.label for b in page.button] == ["Run the audit", "Notebook and report"]
 
 
 def _expected_dp(epsilon: float, delta: float) -> dict:

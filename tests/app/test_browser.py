@@ -247,6 +247,9 @@ def test_choose_epsilon_page_runs_and_exports_the_report(browser):
         print(f"choose epsilon: 8 words x 8 epsilons x 20 runs, 2 mechanisms, rendered in "
               f"{time.perf_counter() - started:.2f} s")
         assert page.get_by_text("sentence spends").count() >= 2  # one answer per mechanism
+        # the typed words go into the report only when included (issue 24): tick Take this analysis home's box
+        page.get_by_text("Include what I typed (your words) in the downloads").click()
+        wait_for_app_idle(page)
         with page.expect_download(timeout=90_000) as download:
             page.get_by_role("button", name="Report (HTML)").click()
         with open(download.value.path(), encoding="utf-8") as fh:

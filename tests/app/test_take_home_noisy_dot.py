@@ -96,7 +96,7 @@ def test_the_command_line_refuses_another_pages_file_and_a_broken_one(tmp_path, 
     for path, message in ((other, "the page 'label_dp'"), (broken, "n = -3")):
         code, _, err = run_cli(capsys, "dot", "--settings", str(path))
         assert code == 2 and message in err and len(err.splitlines()) == 1
-    assert "takes no --settings" in run_cli(capsys, "table2", "--settings", str(broken))[2]
+    assert "takes no --settings" in run_cli(capsys, "rp-sigma", "--settings", str(broken))[2]
 
 
 def test_the_notebook_and_report_are_made_on_request_only(linked):

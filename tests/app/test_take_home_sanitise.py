@@ -1,6 +1,7 @@
 """Take the Sanitise text page home (issue 24): the typed text never goes into a link, and into the
 downloads only when the user ticks the box (checked with a marker string); the settings round-trip
-through the link; the exported script prints the page's numbers when the text is included."""
+through the link; the exported script prints the page's numbers when the text is included, and
+`sanitize --settings FILE` the same numbers (the file's text, or a text given on the command line)."""
 from __future__ import annotations
 
 import json
@@ -10,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from apptest_take_home import open_page, page_numbers, record_downloads
+from apptest_take_home import open_page, page_numbers, record_downloads, run_cli
 
 from privlib.analyses.code import read_numbers
 from privlib.analyses.sanitise_text import SETTINGS
@@ -79,3 +80,22 @@ def test_with_the_box_ticked_the_script_prints_the_pages_numbers(typed, tmp_path
     assert len(page_numbers(at)) == 10  # two mechanisms × (three fractions, tokens, budget)
     settings, problems = SETTINGS.from_json(files["sanitise_text-settings.json"])
     assert problems == [] and settings["text"] == TYPED
+
+
+def test_the_command_line_takes_the_pages_settings_file_and_prints_its_numbers(typed, tmp_path, capsys):
+    at, offered, files = typed
+    at.checkbox(key=BOX).check().run()  # the settings file with the typed text
+    assert not at.exception
+    with_text, without = tmp_path / "with-text.json", tmp_path / "without.json"
+    with_text.write_bytes(files["sanitise_text-settings.json"])
+    without.write_bytes(offered["sanitise_text-settings.json"])  # downloaded with the box unticked: no text
+    expected = page_numbers(at)
+    code, out, err = run_cli(capsys, "sanitize", "--settings", str(with_text), "--json")
+    assert code == 0, err
+    assert json.loads(out)["numbers"] == expected  # equal: the page's mechanisms, parameters, seed and resamples
+    assert len(expected) == 10 and err == ""  # every setting of the page is an option of sanitize: no note
+    code, out, err = run_cli(capsys, "sanitize", "--settings", str(without), "--json", TYPED)
+    assert code == 0, err
+    assert json.loads(out)["numbers"] == expected  # the text given on the command line, the file's settings
+    code, out, err = run_cli(capsys, "sanitize", "--settings", str(without))
+    assert code == 2 and out == "" and len(err.splitlines()) == 1 and "holds no text" in err

@@ -131,6 +131,18 @@ def test_rp_sweep_json(capsys):
     assert r["results"][0]["precision_at_50"] < r["results"][1]["precision_at_50"]  # epsilon 1 < 10
 
 
+def test_rp_sweep_p_sets_the_synthetic_datas_dimension(capsys):
+    # the Random projections page's settings file carries p (issue 24): the same data as the library's at that p
+    from privlib.projections.datasets import load_dataset_at
+
+    r = run_json(capsys, "rp-sweep", "--dataset", "synthetic", "--p", "96", "--mechanisms", "dp-oporp",
+                 "--epsilons", "1", "--k", "8", "--reps", "1", "--queries", "10")
+    data = load_dataset_at("synthetic", 96)
+    assert (r["p"], r["n_db"]) == (96, data.n_db) and data.X.shape[1] == 96
+    assert run_json(capsys, "rp-sweep", "--dataset", "digits", "--p", "96", "--mechanisms", "dp-oporp",
+                    "--epsilons", "1", "--k", "8", "--reps", "1", "--queries", "10")["p"] == 64  # fixed: p ignored
+
+
 def test_rp_sweep_shared_flags_old_and_new_spellings_agree():
     new = run_cli(*SMALL_SWEEP, "--epsilons", "1:3", "--repeats", "2", "--seed", "4", "--json")
     old = run_cli(*SMALL_SWEEP, "--epsilons", "1,2,3", "--reps", "2", "--seed", "4", "--json")
@@ -226,6 +238,8 @@ FUZZ_COMMANDS = {
     "rp-sweep": (("--dataset", "digits", "--mechanisms", "dp-oporp", "--epsilons", "1", "--k", "8", "--t", "1",
                   "--repeats", "1", "--seed", "0", "--delta", "1e-6", "--beta", "1", "--m", "0",
                   "--projection", "rademacher", "--queries", "10", "--R", "10", "--true", "10"), ()),
+    "rp-sweep synthetic": (("--dataset", "synthetic", "--p", "64", "--mechanisms", "dp-oporp", "--epsilons", "1",
+                            "--k", "8", "--repeats", "1", "--queries", "10", "--R", "10"), ("--p",)),
 }
 
 

@@ -36,7 +36,8 @@ COMMANDS = {
               ["--words", "--repeats", "--epsilons", "--close", "--seed", "--vocab-size", "--param"]),
     "dot": (["--n", "50", "--epsilon", "10"], ["--n", "--epsilon", "--at"]),
     "sanitize": (["--epsilon", "10", "--seed", "1", *SMALL],
-                 ["--epsilon", "--close", "--seed", "--vocab-size", "--param", "-i", "TEXT"]),
+                 ["--epsilon", "--close", "--seed", "--vocab-size", "--param", "-i", "TEXT", "--mechanisms", "--draw",
+                  "--settings"]),
     "table2": (["--words", "10", "--seed", "1", *SMALL], ["--words", "--far", "--seed", "--vocab-size"]),
     "choose": (["--words", "5", "--epsilons", "1,10", "--samples", "5", "--seed", "1", *SMALL],
                ["--words", "--epsilons", "--samples", "--target-close", "--max-keep", "--sentence-length",
@@ -49,8 +50,9 @@ COMMANDS = {
                     ["--epsilon", "--candidates", "--samples-per-word", "--runs", "--epsilons", "--target", "--close",
                      "--seed", "--vocab-size", "--param", "--embeddings"]),
 }
-#: File contents fuzzed as well (the text a command reads): sanitize -i, choose --words-file, a corpus text.
-CONTENTS = ["sanitize -i", "choose --words-file", "sanitize-corpus text"]
+#: File contents fuzzed as well (the text a command reads): sanitize -i and --settings, choose --words-file, a
+#: corpus text.
+CONTENTS = ["sanitize -i", "sanitize --settings", "choose --words-file", "sanitize-corpus text"]
 #: The commands whose runs cost more than a fraction of a second: fewer examples unless slow tests run.
 HEAVY = {"sweep", "table2", "choose", "sanitize-corpus"}
 
@@ -77,6 +79,10 @@ def arguments(command: str, option: str, value: str, folder) -> list:
             return [command, *base, "--json", "--", value]
         if option == "-i":
             return [command, *with_option(base, "-i", value), "--json"]
+        if option == "--settings":  # a file's name in the run's folder (its contents: CONTENTS, and the values below)
+            return [command, *base, "--settings", str(folder / value), "--json", "--", "the cat sat on the mat"]
+        if option == "--draw":  # the resample count of --mechanisms
+            return [command, *base, "--mechanisms", "santext,tem", "--draw", value, "--json", "--", "the cat sat"]
         return [command, *with_option(base, option, value), "--json", "--", "the cat sat on the mat"]
     if command == "sanitize-corpus":
         source = folder / "in.jsonl"
@@ -168,6 +174,9 @@ def test_any_file_contents_keep_the_promise(what, content, tmp_path):
             expected = content.split("\n")
             expected = expected[:-1] if expected[-1] == "" else expected
             assert result.out.count("\n") == len(expected)
+    elif what == "sanitize --settings":
+        (folder / "settings.json").write_text(content, encoding="utf-8", errors="surrogatepass")
+        check(folder, ["sanitize", "--settings", str(folder / "settings.json"), *SMALL, "--json", "the cat"])
     elif what == "choose --words-file":
         (folder / "words.txt").write_text(content, encoding="utf-8", errors="surrogatepass")
         check(folder, ["choose", "--words-file", str(folder / "words.txt"), "--epsilons", "1,10", "--samples", "5",
@@ -176,3 +185,33 @@ def test_any_file_contents_keep_the_promise(what, content, tmp_path):
         (folder / "in.jsonl").write_text(corpus_lines([content, "the cat"]), encoding="utf-8")
         check(folder, ["sanitize-corpus", str(folder / "in.jsonl"), str(folder / "out.jsonl"), "--epsilon", "10",
                        "--seed", "1", "--id-column", "id", *SMALL, "--json"])
+
+
+def json_values():
+    """A settings file's value: any JSON value (numbers, text, lists, null, true/false, nested)."""
+    scalars = st.one_of(st.none(), st.booleans(), st.integers(min_value=-(10 ** 30), max_value=10 ** 30),
+                        st.floats(allow_nan=False, allow_infinity=False), option_values())
+    return st.recursive(scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner,
+                                                                                              max_size=3), max_leaves=8)
+
+
+#: The Sanitise text page's settings fuzzed in its settings file (`sanitize --settings`): every one but the
+#: mechanisms' parameters, and one parameter of a compared mechanism.
+SANITISE_SETTINGS = ["embedding", "vocab_size", "seed", "text", "mechanisms", "epsilon", "draw", "oov", "case",
+                     "keep_stop_words", "numbers", "close", "tem.beta", "colour"]
+
+
+@pytest.mark.parametrize("name", SANITISE_SETTINGS)
+@settings(max_examples=25, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(value=json_values())
+def test_any_value_in_the_pages_settings_file_keeps_the_promise(name, value, tmp_path):
+    """A page's settings file with one value replaced (an unknown name too: "colour"): the command runs or says
+    which setting it cannot use, in one line."""
+    from privlib.analyses.sanitise_text import SETTINGS
+
+    folder = new_folder(tmp_path)
+    payload = json.loads(SETTINGS.to_json({"vocab_size": 2000, "mechanisms": ("santext", "tem")}))
+    payload["settings"][name] = value
+    (folder / "settings.json").write_text(json.dumps(payload), encoding="utf-8")
+    check(folder, ["sanitize", "--settings", str(folder / "settings.json"), "--json", "the cat sat"])

@@ -61,9 +61,13 @@ def inputs(tmp_path, monkeypatch):
     rows = [{"id": i, "text": t} for i, t in enumerate(NOTES.splitlines())]
     (tmp_path / "notes.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     pq.write_table(pyarrow.Table.from_pylist(rows), tmp_path / "notes.parquet")
-    from privlib.analyses.noisy_dot_product import SETTINGS  # the file the Noisy dot product page downloads
+    from privlib.analyses import PAGES, analysis
 
-    (tmp_path / "noisy_dot_product-settings.json").write_text(SETTINGS.to_json({"epsilon": 5.0}), encoding="utf-8")
+    for page in PAGES:  # the files the pages download, named as they name them (what was typed included)
+        settings = analysis(page).SETTINGS
+        (tmp_path / f"{page}-settings.json").write_text(settings.to_json({"epsilon": 5.0} if page == "noisy_dot_product"
+                                                                         else {}, include_private=True),
+                                                        encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     return tmp_path
 

@@ -182,20 +182,24 @@ def _cli_command(choice: EpsilonChoice, i: int) -> str | None:
 
 
 def choice_report(choice: EpsilonChoice, privacy_metric: str = "unchanged", created: str | None = None,
-                  title: str = "Choosing ε for word-level d_X-privacy") -> str:
+                  title: str = "Choosing ε for word-level d_X-privacy", *, list_words: bool = True,
+                  appendix: str = "") -> str:
     """The report as one HTML string (pure: the same choice gives the same text). ``created``
-    (e.g. a timestamp) is printed when given."""
+    (e.g. a timestamp) is printed when given. ``list_words``: False leaves out the words and the
+    input's words outside the vocabulary (a user's text: `privlib.analyses.choose_epsilon` lists them
+    only when the user includes them); ``appendix``: HTML added at the end (the page's settings and code,
+    `privlib.analyses.choose_epsilon.report`)."""
     if not isinstance(choice, EpsilonChoice):
-        raise ValueError("choice_report needs an EpsilonChoice (from privlib.words.choice.choose_epsilon).")
+        raise ValueError("choice_report needs an EpsilonChoice (from privlib.words.choice.choose_epsilon).")  # noqa: TRY004 (bad input)
     t, emb, ws = choice.targets, choice.embedding, choice.words
     wording = t.describe(choice.close)
-    parts = [f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{_e(title)}</title>"
-             f"<style>{_STYLE}</style></head><body>",
+    parts = [(f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{_e(title)}</title>"
+              f"<style>{_STYLE}</style></head><body>"),
              f"<h1>{_e(title)}</h1>",
-             f"<p class=note>Epsilon Lab report{(' · ' + _e(created)) if created else ''}. Smaller ε = more noise = "
-             f"more privacy; a sentence of L sanitised words spends L·ε (composition). Privacy statistics: "
-             f"Feyisetan et al. 2020 (N_w = how often the word is kept, S_w = distinct outputs); ranks as in "
-             f"Asghar et al. (rank 0 = the word itself, 1..K = close neighbours).</p>",
+             (f"<p class=note>Epsilon Lab report{(' · ' + _e(created)) if created else ''}. Smaller ε = more noise = "
+              f"more privacy; a sentence of L sanitised words spends L·ε (composition). Privacy statistics: "
+              f"Feyisetan et al. 2020 (N_w = how often the word is kept, S_w = distinct outputs); ranks as in "
+              f"Asghar et al. (rank 0 = the word itself, 1..K = close neighbours).</p>"),
              "<h2>Targets</h2><ul>",
              f"<li>Utility: {_e(wording['utility'])}</li><li>Privacy floor: {_e(wording['privacy'])}</li>",
              *([(f"<li>Attack target: {_e(wording['attack'])} (re-identification among the "
@@ -247,16 +251,19 @@ def choice_report(choice: EpsilonChoice, privacy_metric: str = "unchanged", crea
         cell = params if value is None else _e(value)
         parts.append(f"<tr><th class=l>{_e(name)}</th><td class=l>{cell}</td></tr>")
     parts.append("</table>")
-    parts.append(f"<p>The words ({len(ws):,}):</p><p class=words>{_e(' '.join(ws.words))}</p>")
-    if ws.unknown:
+    if not list_words:
+        parts.append(f"<p class=note>The words ({len(ws):,}) are not included in this report.</p>")
+    else:
+        parts.append(f"<p>The words ({len(ws):,}):</p><p class=words>{_e(' '.join(ws.words))}</p>")
+    if ws.unknown and list_words:
         parts.append(f"<p class=note>Not in the vocabulary, left out ({len(ws.unknown):,}): "
                      f"<span class=words>{_e(' '.join(ws.unknown))}</span></p>")
     commands = [c for c in (_cli_command(choice, i) for i in range(len(choice.results))) if c]
     if commands:
         parts.append("<p>The same numbers from the command line, one mechanism at a time"
-                     + ("" if ws.scope == VOCABULARY else " (WORDS.txt: the words above, one per line)")
+                     + ("" if ws.scope == VOCABULARY else " (WORDS.txt: your words, one per line)")
                      + ":</p><pre>" + _e("\n".join(commands)) + "</pre>")
-    parts.append("</body></html>")
+    parts.append(appendix + "</body></html>")
     return "\n".join(parts)
 
 
