@@ -266,13 +266,15 @@ if sweeps:  # (none before the curve is asked for, unless the averages below are
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def cached_attack_seconds(_space, space_key, mechanisms, epsilons, count, prior, close, bound):
+def cached_attack_seconds(_space, space_key, mechanisms, epsilons, count, prior, close, bound, utility=True):
     """`attack_seconds` from the stored kernel costs (``timed=False``): the decision whether an attack starts by
-    itself times no kernel (a timing run cost a new process about a second of the first view: issue 22)."""
+    itself times no kernel (a timing run cost a new process about a second of the first view: issue 22).
+    ``utility``: with the close-neighbour share (the view does not show it, so its table is not built)."""
     from privlib.words.attacks import attack_seconds, word_candidates
 
     return attack_seconds(_space, [resolve_mechanism(m) for m in mechanisms], epsilons,
-                          candidates=word_candidates(_space, count, prior), close=close, bound=bound, timed=False)
+                          candidates=word_candidates(_space, count, prior), close=close, bound=bound, utility=utility,
+                          timed=False)
 
 
 # a resource, not data: the exact attack keeps its likelihood, which holds the space (not worth pickling)
@@ -363,7 +365,7 @@ with ac3:
 attack_args = (int(attack_count), attack_prior, int(close))
 view_work = ("view", key, mechanism, epsilon, *attack_args, seed)
 view = None
-if attack_on_request(lambda: cached_attack_seconds(space, key, (mechanism,), (epsilon,), *attack_args, True),
+if attack_on_request(lambda: cached_attack_seconds(space, key, (mechanism,), (epsilon,), *attack_args, True, False),
                      view_work, "nr_attack_requested", "nr_attack_run",
                      f"The attack at ε = {epsilon:g} over {attack_count:,} candidates"):
     view = attack_result(lambda: cached_attacker_view(space, key, mechanism, epsilon, *attack_args, seed))

@@ -82,7 +82,7 @@ def main(argv=None, prog: str = PROG, epilog: str | None = None) -> int:
             if argv[0] not in page_commands():
                 raise ValueError(f"{argv[0]} takes no --settings file (the commands that do: "
                                  f"{', '.join(sorted(page_commands()))}).")
-            unused = apply_settings_file(settings_path(argv[1:]), argv[0], parser.command_parsers[argv[0]])
+            unused = apply_settings_file(settings_path(argv[1:]), argv[0], parser.command_parsers[argv[0]], argv[1:])
         args = parser.parse_args(argv)
         note_unused(argv[0], unused)
         command: Command = args.command

@@ -10,7 +10,7 @@ the command from the file's settings (`SETTINGS_FILE_VALUES`). A file of another
 command it belongs to.
 
 An option typed on the command line wins: over the file's value of the same option (argparse), and over the file's
-values of its mutually exclusive rivals (a typed ``--epsilon`` drops a μ file's ``mu``; `typed_wins`), with the
+values of its mutually exclusive rivals (a typed ``--epsilon`` drops a μ file's ``mu``; `overridden`), with the
 settings a command declares to go with them (bounds: the file's δ goes with its ε, `goes_with`). The note names only
 the settings with a value, a group "<prefix>.…" as one phrase, in one line of at most `MAX_NOTE_CHARS` characters.
 """
@@ -119,23 +119,6 @@ def overridden(parser: argparse.ArgumentParser, typed: set, applied) -> list[str
                                        and rival_typed(pairs[name])))]
 
 
-def typed_wins(parser: argparse.ArgumentParser, applied) -> None:
-    """Make the typed options win over the file's settings of their mutually exclusive rivals (`overridden`):
-    the command's parser, when it parses, puts back the former defaults of the settings they override
-    (`apply_settings_file` has no command line; the parser gets its tokens). ``applied``: name → (action,
-    former default)."""
-    parse = parser.parse_known_args
-
-    def parse_known_args(args=None, namespace=None):
-        tokens = sys.argv[1:] if args is None else list(args)
-        for name in overridden(parser, typed_actions(parser, tokens), applied):
-            action, default = applied[name]
-            action.default = default
-        return parse(tokens, namespace)
-
-    parser.parse_known_args = parse_known_args  # parse_args and the subparsers action call it
-
-
 def read_file(path: str) -> bytes:
     """The file's bytes; ValueError (one line) when it cannot be read or is too large to be a settings file."""
     try:
@@ -147,9 +130,10 @@ def read_file(path: str) -> bytes:
     return data
 
 
-def apply_settings_file(path: str, command: str, parser: argparse.ArgumentParser) -> list[str]:
+def apply_settings_file(path: str, command: str, parser: argparse.ArgumentParser, typed=()) -> list[str]:
     """Make the settings of the file at ``path`` the defaults of ``command``'s ``parser`` (a required option
-    that the file gives is no longer required; an empty setting is none; the typed options win, `typed_wins`).
+    that the file gives is no longer required; an empty setting is none). ``typed``: the command line's tokens
+    after the command's name; they win, also over the file's values of their rivals (`overridden`).
     Returns the file's settings with a value that the command does not take, as the note names them
     (`summarised`). ValueError for a file that cannot be used, naming what to do."""
     data = read_file(path)
@@ -214,7 +198,9 @@ def apply_settings_file(path: str, command: str, parser: argparse.ArgumentParser
             actions["embeddings"].default = embedding
         unused.remove("embedding")
     parser.set_defaults(**{SETTINGS_FILE_VALUES: checked})
-    typed_wins(parser, applied)
+    for name in overridden(parser, typed_actions(parser, typed), applied):  # the typed rival wins
+        action, default = applied[name]
+        action.default = default
     read_by_command = getattr(parser, READ_BY_COMMAND, ())
     mechanisms = {choice for name in ("mechanism", "mechanisms") if name in settings.by_name
                   for choice in settings.by_name[name].choices}

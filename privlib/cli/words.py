@@ -43,7 +43,7 @@ from privlib.cli.common import (
 from privlib.cli.settings import SETTINGS_FILE_VALUES, goes_with, read_by_command
 from privlib.core.validation import as_generator, shown
 from privlib.presentation.words.report import choice_report
-from privlib.words.attacks import PRIORS
+from privlib.words.attacks import DEFAULT_RUNS, DEFAULT_SAMPLES_PER_WORD, PRIORS
 from privlib.words.choice import (
     ATTACK_MEASURES,
     DEFAULT_SENTENCE_LENGTH,
@@ -675,7 +675,8 @@ def add_choose_arguments(parser) -> None:
                         help="sampled attack: fitting outputs per candidate "
                              f"(default {AttackSettings.samples_per_word})")
     attack.add_argument("--attack-runs", type=whole_number, default=None, metavar="RUNS",
-                        help="sampled attack: fresh scoring runs per epsilon (default: candidates x samples)")
+                        help="sampled attack: fresh scoring runs per epsilon (default: candidates x samples, at least "
+                             f"{DEFAULT_RUNS:,})")
     add_word_arguments(parser, compare=choose_page.MAX_MECHANISMS)
     add_allow_long_flag(parser)
     add_study_cluster_arguments(parser)
@@ -808,11 +809,12 @@ def add_word_attack_arguments(parser) -> None:
     parser.add_argument("--prior", choices=PRIORS, default="uniform",
                         help="the prior over the candidates: uniform, or zipf (1/rank, a proxy for word "
                              "frequencies); default uniform")
-    parser.add_argument("--samples-per-word", type=whole_number, default=20,
+    parser.add_argument("--samples-per-word", type=whole_number, default=DEFAULT_SAMPLES_PER_WORD,
                         help="outputs per candidate that fit the sampled attack (mechanisms without an exact "
-                             "output law; default 20)")
+                             f"output law; default {DEFAULT_SAMPLES_PER_WORD})")
     parser.add_argument("--runs", type=whole_number, default=None,
-                        help="fresh runs that score the sampled attack (default: candidates x samples per word)")
+                        help="fresh runs that score the sampled attack (default: candidates x samples per word, "
+                             f"at least {DEFAULT_RUNS:,})")
     add_epsilons_argument(parser, help=EPSILONS_HELP + "; also success against each epsilon with its bound "
                                                       "(default with --target: 0.5,1,2,3,5,7,10,15,20,30)")
     parser.add_argument("--target", type=parse_target, default=None,

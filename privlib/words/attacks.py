@@ -15,10 +15,12 @@ normalisers use its full vocabulary) and names one candidate.
 * **The prior baseline** π_max: naming the most likely candidate without looking at the output.
 * **A sampled attack** (any mechanism; the only one for the multivariate Laplace mechanism, the
   post-processing fix, Mahalanobis and Vickrey, which have no closed-form law): likelihoods are
-  estimated from one set of samples (m outputs per candidate), the decision rule is fixed, and it
-  is scored on fresh runs (inputs drawn from π) with a binomial (Wilson) interval. It is one
-  attacker, so its success is a lower bound on the best attacker's; scored on its own fitting
-  samples it overstates (`SampledAttack.in_sample`).
+  estimated from one set of samples (m outputs per candidate) — the distance rule's P̂(o | w) ∝
+  e^{−β d(w, o)}, β chosen on them (`DistanceRule`), or the samples' own counts (`CountRule`),
+  whichever names more of them (`fit_rule`) —, the decision rule is fixed, and it is scored on
+  fresh runs (inputs drawn from π) with a binomial (Wilson) interval. It is one attacker, so its
+  success is a lower bound on the best attacker's; scored on its own fitting samples the count
+  rule overstates (`SampledAttack.in_sample`).
 
 Success against ε beside a utility measure — the share of outputs that are a close neighbour of
 the input (rank 1..K, K = 100, `privlib.words.neighbours`), the paper's Fig. 2 measure — is the
@@ -48,6 +50,14 @@ GloVe words, so the 5 s of a page is met by the mechanism running on a vocabular
 50,000 words (the page's "Vocabulary size"), not on the whole of GloVe. CusText's law is sparse
 (each word's output set is its group of K words): it costs only its groups, built once per space
 (`CusText.groups`, ~9 s on all of GloVe).
+
+The sampled attack costs its N·m + runs outputs of the mechanism — for the multivariate Laplace
+mechanism one exact nearest-word search each, ~0.6 ms CPU over all 400,000 GloVe words (float32
+products at the machine's pace, re-checked in float64: `privlib.words.search.ExactSearch`) — and the
+close table when its close-neighbour share is read (~3.7 s CPU for 2,000 candidates of all GloVe).
+At the page's defaults (2,000 candidates, m = 1, 4,000 runs: 6,000 searches) the attacker's view
+takes ~4–5 s CPU (bench/bench_word_attack_view.py), where the former 20 samples per word and as many
+runs (80,000 searches, and the close table) took ~65 s.
 """
 from __future__ import annotations
 
@@ -69,8 +79,15 @@ DEFAULT_CANDIDATES = 2000
 PRIORS = ("uniform", "zipf")
 #: Largest float64 block of candidate-to-vocabulary values held at once (two such buffers live).
 BLOCK_BYTES = 128 * 2**20
-#: Default outputs per candidate that fit a sampled attack, and default fresh runs that score it.
-DEFAULT_SAMPLES_PER_WORD = 20
+#: Default outputs per candidate that fit a sampled attack. One, not the former 20: the distance rule
+#: (`DistanceRule`) needs them only to choose β, and with 20 the count rule still named fewer words than the
+#: distance rule does with none (GloVe 6B 50d, 400,000 words, 2,000 candidates, the multivariate Laplace
+#: mechanism: bench/bench_word_attack_view.py); the searches of 40,000 + 40,000 noisy points over 400,000 words
+#: (~50 s CPU) were the attacker's view's cost.
+DEFAULT_SAMPLES_PER_WORD = 1
+#: Default fresh runs that score a sampled attack: as many as the fitting samples (N·m), at least this many
+#: (a binomial standard error of at most 0.5/√4,000 ≈ 0.8 points).
+DEFAULT_RUNS = 4000
 #: Width of the intervals reported with the sampled attacks, in standard errors.
 INTERVAL_Z = 2.0
 #: The sampled attack's shrinkages f to choose from (`CountRule`): 0 = counts alone, 1000 ≈ the prior alone.
@@ -157,11 +174,17 @@ def _close_holder(space, count: int, close: int) -> dict:
 
 
 def _close_table(space, count: int, close: int) -> np.ndarray:
+    """The first K + 1 words of each candidate's neighbour order: `privlib.words.neighbours.neighbour_order_prefixes`
+    (on a large vocabulary a float32 pre-selection certified exact, with the float64 order of `neighbour_ranks`
+    where it cannot certify: 2,000 candidates of all GloVe 6B 50d in ~3.7 s CPU, against ~15 s for the float64
+    distance rows of every candidate partitioned by `_nearest_rows`; 0.75 s against 1.6 s on 50,000 words)."""
+    from privlib.words.neighbours import neighbour_order_prefixes
+
     table = np.empty((count, close + 1), dtype=np.int64)
-    rows_per_block = block_rows(len(space))
-    for start in range(0, count, rows_per_block):
-        rows = np.arange(start, min(start + rows_per_block, count))
-        table[start:start + rows.size] = _nearest_rows(space.squared_distances(rows), rows, close)
+    # "fast" on every vocabulary ("auto" takes the float64 rows one by one up to 50,000 words: 10 s CPU for
+    # 2,000 candidates of 50,000 words, against 0.75 s; 0.2 s against 0.14 s on 2,000 words)
+    for i, prefix in neighbour_order_prefixes(space, np.arange(count, dtype=np.int64), close + 1, method="fast"):
+        table[i] = prefix
     table.flags.writeable = False
     return table
 
@@ -587,6 +610,8 @@ class CountRule:
     itself or a few recurring words (hubs), which counts capture exactly, while a kernel needs a
     bandwidth and a distance pass per output."""
 
+    kind = "counts"
+
     def __init__(self, cand: Candidates, inputs: np.ndarray, outputs: np.ndarray, vocabulary: int, shrinkage: float):
         self.cand, self.vocabulary, self.shrinkage = cand, int(vocabulary), float(shrinkage)
         self.pooled_outputs, pooled = np.unique(outputs, return_counts=True)
@@ -598,6 +623,13 @@ class CountRule:
         seen, scores, owners = seen[order], scores[order], owners[order]
         first = np.concatenate([[True], seen[1:] != seen[:-1]])
         self.seen, self.scores, self.owners = seen[first], scores[first], owners[first]
+
+    @property
+    def description(self) -> str:
+        return f"the fitting samples' counts, shrunk towards the pooled counts (f = {self.shrinkage:g})"
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "beta": None, "shrinkage": self.shrinkage}
 
     def _background(self, outputs: np.ndarray) -> np.ndarray:
         at = np.minimum(np.searchsorted(self.pooled_outputs, outputs), self.pooled_outputs.size - 1)
@@ -626,8 +658,32 @@ class CountRule:
 
 def _weighted_hits(cand: Candidates, rule, inputs: np.ndarray, outputs: np.ndarray, per_word: int) -> tuple:
     """Σ_w π_w (hits_w / m) over samples laid out word by word (m = ``per_word``), and its SE."""
-    hits = (rule(outputs) == inputs).reshape(cand.count, per_word).mean(axis=1)
+    return _weighted_share(cand, rule(outputs) == inputs, per_word)
+
+
+def _weighted_share(cand: Candidates, hit: np.ndarray, per_word: int) -> tuple:
+    """Σ_w π_w (hits_w / m) of the hits ``hit`` of samples laid out word by word, and its SE."""
+    hits = hit.reshape(cand.count, per_word).mean(axis=1)
     return float(cand.prior @ hits), float(np.sqrt(np.sum(cand.prior ** 2 * hits * (1 - hits) / per_word)))
+
+
+def _count_rule_choice(cand: Candidates, inputs: np.ndarray, outputs: np.ndarray, vocabulary: int,
+                       per_word: int) -> tuple[float, float]:
+    """(the shrinkage `fit_count_rule` chooses, its two-fold cross-validated score s_f)."""
+    half = per_word // 2
+    layout = np.arange(inputs.size).reshape(cand.count, per_word)
+    parts = (layout[:, :half].ravel(), layout[:, half:2 * half].ravel())
+    scores = []
+    for shrinkage in SHRINKAGES:
+        score = 0.0
+        for fit, held in (parts, parts[::-1]):
+            rule = CountRule(cand, inputs[fit], outputs[fit], vocabulary, shrinkage)
+            score += _weighted_hits(cand, rule, inputs[held], outputs[held], half)[0] / 2
+        scores.append(score)
+    best = max(scores)
+    se = math.sqrt(float(np.sum(cand.prior ** 2)) * best * (1 - best) / (2 * half))
+    chosen = max(f for f, score in zip(SHRINKAGES, scores) if score >= best - se)
+    return chosen, scores[SHRINKAGES.index(chosen)]
 
 
 def fit_count_rule(cand: Candidates, inputs: np.ndarray, outputs: np.ndarray, vocabulary: int,
@@ -642,33 +698,146 @@ def fit_count_rule(cand: Candidates, inputs: np.ndarray, outputs: np.ndarray, vo
     rule then prefers the prior to a noisy count. One sample per word: f = 1."""
     if per_word < 2:
         return CountRule(cand, inputs, outputs, vocabulary, 1.0)
-    half = per_word // 2
-    layout = np.arange(inputs.size).reshape(cand.count, per_word)
-    parts = (layout[:, :half].ravel(), layout[:, half:2 * half].ravel())
-    scores = []
-    for shrinkage in SHRINKAGES:
-        score = 0.0
-        for fit, held in (parts, parts[::-1]):
-            rule = CountRule(cand, inputs[fit], outputs[fit], vocabulary, shrinkage)
-            score += _weighted_hits(cand, rule, inputs[held], outputs[held], half)[0] / 2
-        scores.append(score)
-    best = max(scores)
-    se = math.sqrt(float(np.sum(cand.prior ** 2)) * best * (1 - best) / (2 * half))
-    chosen = max(f for f, score in zip(SHRINKAGES, scores) if score >= best - se)
-    return CountRule(cand, inputs, outputs, vocabulary, chosen)
+    return CountRule(cand, inputs, outputs, vocabulary, _count_rule_choice(cand, inputs, outputs, vocabulary,
+                                                                           per_word)[0])
+
+
+#: The distance rule's β to choose from, in units of ε (`DistanceRule`): ∞ (the nearest candidate, listed first:
+#: under a uniform prior every β > 0 gives its guesses, and the first of equal scores is kept) down to 0 (the
+#: prior alone: the most likely candidate, whatever the output). Far under ε too: at a small ε the Laplace
+#: outputs are hubs, whose distances say little (Zipf prior, ε = 3, GloVe's 2,000 most frequent words: β = ε
+#: names 8.9 %, under the prior's 12.2 %).
+DISTANCE_SCALES = (math.inf, 4.0, 2.0, 1.0, 0.5, 0.25, 0.125, 0.0625, 0.03125, 0.0)
+#: Largest float64 block of output-to-candidate distances `DistanceRule` holds at once.
+DISTANCE_BLOCK_BYTES = 32 * 2**20
+#: The decision rules `sampled_attack` fits: the better of the two on the fitting samples, or one of them.
+RULES = ("auto", "distance", "counts")
+
+
+class DistanceRule:
+    """A fitted decision rule of the sampled attack from the embedding: for an output o, the candidate
+    maximising
+
+        log π_w − β·d(w, o),
+
+    d the Euclidean distance (`_pair_distances`: the library's formula, exactly 0 from a word to
+    itself), β ≥ 0 (∞: the nearest candidate; 0: the prior alone); ties go to the lower row (the more
+    frequent word).
+    This is the posterior argmax under the likelihood estimate P̂(o | w) ∝ e^{−β d(w, o)}, the
+    shape of the d_X-private mechanisms' laws: the multivariate Laplace noise has density
+    ∝ e^{−ε‖η‖}, so the nearer the input w to the output o, the likelier the noisy point lands in
+    o's cell, and SanText's law is exactly e^{−ε d(w, o)/2}/Z_w. Under a uniform prior every β gives
+    the nearest candidate; β matters with a Zipf prior and is chosen on the fitting samples
+    (`fit_rule`). Why beside `CountRule`: with a few samples per word most outputs are seen once or
+    never and their counts say little, while a distance says something about every output (GloVe
+    6B 50d, 400,000 words, 2,000 candidates, uniform prior, the multivariate Laplace mechanism, the
+    same 40,000 fresh runs: at ε = 10 the nearest candidate names 71.25 % against 69.31 % for the
+    count rule fitted on 20 samples per word and 66.64 % on 2; at ε = 3, 1.91 % against 0.50 % and
+    0.57 %; bench/bench_word_attack_view.py)."""
+
+    kind = "distance"
+
+    def __init__(self, space, cand: Candidates, beta: float):
+        self.space, self.cand, self.beta = space, cand, float(beta)
+
+    def __call__(self, outputs) -> np.ndarray:
+        """The guessed candidate row for each output row."""
+        return _distance_guesses(self.space, self.cand, outputs, [self.beta])[0]
+
+    @property
+    def description(self) -> str:
+        if math.isinf(self.beta):
+            return "the nearest candidate to the output"
+        if self.beta == 0:
+            return "the most likely candidate a priori (the output does not help)"
+        return f"the candidate maximising log π_w − β·d(w, o), β = {self.beta:.3g}"
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "beta": None if math.isinf(self.beta) else self.beta, "shrinkage": None}
+
+
+def _distance_guesses(space, cand: Candidates, outputs, betas) -> np.ndarray:
+    """`DistanceRule`'s guesses for the output rows ``outputs`` at each β of ``betas``: shape
+    (len(betas), len(outputs)); each distinct output once, in blocks of `DISTANCE_BLOCK_BYTES`. The
+    distances by `_pair_distances`' formula (exactly 0 from a candidate to itself); β = ∞ compares the
+    squared distances (the same order, no square root)."""
+    outputs = np.atleast_1d(np.asarray(outputs, dtype=np.int64))
+    distinct, back = np.unique(outputs, return_inverse=True)
+    guesses = np.empty((len(betas), distinct.size), dtype=np.int64)
+    log_prior = np.log(cand.prior)
+    vectors = space.vectors[:cand.count].astype(np.float64)
+    norms = space.sq_norms[:cand.count]
+    step = max(1, DISTANCE_BLOCK_BYTES // (8 * cand.count))
+    for start in range(0, distinct.size, step):
+        chunk = distinct[start:start + step]
+        sq = space.vectors[chunk].astype(np.float64) @ vectors.T  # (outputs, candidates)
+        sq *= -2.0
+        sq += space.sq_norms[chunk][:, None]
+        sq += norms[None, :]
+        np.maximum(sq, 0.0, out=sq)
+        own = np.flatnonzero(chunk < cand.count)
+        sq[own, chunk[own]] = 0.0
+        d = None
+        for i, beta in enumerate(betas):
+            # argmin/argmax keep the first of equal values: the lower row
+            if math.isinf(beta):
+                guesses[i, start:start + chunk.size] = sq.argmin(axis=1)
+            else:
+                d = np.sqrt(sq) if d is None else d
+                guesses[i, start:start + chunk.size] = (log_prior - beta * d).argmax(axis=1)
+    return guesses[:, back.ravel()]
+
+
+def fit_rule(space, cand: Candidates, inputs: np.ndarray, outputs: np.ndarray, per_word: int, epsilon: float,
+             rule: str = "auto"):
+    """The decision rule of a sampled attack, fitted on samples laid out word by word (``per_word``
+    outputs of each candidate, in row order): ``rule`` "counts" — `fit_count_rule`; "distance" — the
+    `DistanceRule` whose β (among `DISTANCE_SCALES` × ε) scores best on the samples, s_β = Σ_w π_w
+    hits_w (β is its only parameter: no held-out part needed to choose it), by the one-standard-error
+    rule towards the prior (the smallest β within one SE of the best); "auto" — the better of
+    the two: the distance rule's s_β against the count rule's two-fold cross-validated score (with
+    fewer than two samples per word the counts cannot be cross-validated: the distance rule), the
+    distance rule on a tie. The count rule wins with many samples per word (it tends to the Bayes
+    rule), the distance rule with few."""
+    if rule not in RULES:
+        raise ValueError(f"rule must be one of {', '.join(RULES)}, got {shown(rule)}.")
+    if rule == "counts":
+        return fit_count_rule(cand, inputs, outputs, len(space), per_word)
+    # under a uniform prior every β gives the nearest candidate's guesses: only ∞ is scored
+    betas = [scale * float(epsilon) for scale in (DISTANCE_SCALES if cand.prior_name != "uniform" else [math.inf])]
+    hits = (_distance_guesses(space, cand, outputs, betas) == inputs[None, :]).reshape(len(betas), cand.count,
+                                                                                        per_word)
+    scores = hits.mean(axis=2) @ cand.prior
+    best = int(np.argmax(scores))
+    # the one-standard-error rule towards the prior (as `fit_count_rule`'s): the smallest β whose score is
+    # within one SE of the best's, at the largest binomial variance, SE² = Σ_w π_w²/(4m): under a Zipf prior
+    # one sample of a frequent word weighs π_w, and the best score then often wins by chance (300 candidates,
+    # 4 samples per word, ε = 1: the best β, 18.2 % on the samples, named 12.7 % on fresh runs, the prior
+    # alone 15.9 %); the SE of the scores' observed differences fell short there (the frequent words'
+    # few samples happened to agree)
+    se = math.sqrt(float(np.sum(cand.prior ** 2)) / (4 * per_word))
+    within = np.flatnonzero(scores >= scores[best] - se)
+    chosen = int(within[np.argmin(np.asarray(betas)[within])])
+    if rule == "auto" and per_word >= 2:
+        shrinkage, counted = _count_rule_choice(cand, inputs, outputs, len(space), per_word)
+        if counted > scores[chosen]:
+            return CountRule(cand, inputs, outputs, len(space), shrinkage)
+    return DistanceRule(space, cand, betas[chosen])
 
 
 @dataclass(frozen=True, eq=False)
 class SampledAttack:
     """A sampled attack on one mechanism at one ε (a lower bound on the best attacker's success).
 
-    Fitting: m outputs per candidate (``samples_per_word``) fix the decision rule `rule` (a
-    `CountRule`, its shrinkage chosen inside the fitting samples). Scoring: ``runs`` fresh inputs
+    Fitting: m outputs per candidate (``samples_per_word``) fix the decision rule `rule` (`fit_rule`:
+    a `DistanceRule` or a `CountRule`, chosen on the fitting samples). Scoring: ``runs`` fresh inputs
     drawn from π, one output each: ``success`` = the fraction named right, with its binomial
     ``standard_error`` and Wilson ``interval``. ``in_sample``: the same rule scored on its own
-    fitting samples, Σ_w π_w (hits_w / m) — optimistic, shown to say by how much.
+    fitting samples, Σ_w π_w (hits_w / m) — optimistic for a count rule, shown to say by how much.
     ``guess_output`` and ``close``: the fresh runs' shares of outputs equal to the input and of
-    close neighbours (rank 1..K), with binomial standard errors."""
+    close neighbours (rank 1..K), with binomial standard errors; ``close`` needs the candidates'
+    neighbour orders (`close_neighbours`), built when it is first read (the attacker's view does
+    not show it: on all of GloVe the table costs as long as the attack)."""
 
     mechanism: str
     label: str
@@ -680,10 +849,20 @@ class SampledAttack:
     in_sample: float
     in_sample_standard_error: float
     kept: int
-    closes: int
     seed: int
     settings: dict
-    rule: CountRule = field(repr=False)
+    rule: object = field(repr=False)
+    #: (space, input rows, output rows) of the fresh runs: what `closes` counts from.
+    scored: tuple = field(repr=False)
+
+    @property
+    def closes(self) -> int:
+        """Fresh runs whose output is a close neighbour of the input (rank 1..K), counted once."""
+        if "_closes" not in self.__dict__:
+            space, inputs, outputs = self.scored
+            table = close_neighbours(space, self.candidates.count, self.settings["close"])
+            object.__setattr__(self, "_closes", int((table[inputs, 1:] == outputs[:, None]).any(axis=1).sum()))
+        return self.__dict__["_closes"]
 
     @property
     def success(self) -> float:
@@ -731,43 +910,54 @@ class SampledAttack:
                 "in_sample": self.in_sample, "in_sample_standard_error": self.in_sample_standard_error,
                 "guess_output": self.guess_output, "guess_output_standard_error": self.guess_output_standard_error,
                 "prior_baseline": self.prior_baseline, "close": self.close,
-                "close_standard_error": self.close_standard_error, "shrinkage": self.rule.shrinkage,
-                "seed": self.seed, "settings": self.settings}
+                "close_standard_error": self.close_standard_error, "rule": self.rule.to_dict(),
+                "shrinkage": self.rule.to_dict()["shrinkage"], "seed": self.seed, "settings": self.settings}
+
+
+def default_runs(count: int, samples_per_word: int) -> int:
+    """The fresh runs that score a sampled attack by default: max(N·m, `DEFAULT_RUNS`)."""
+    return max(int(count) * int(samples_per_word), DEFAULT_RUNS)
 
 
 def sampled_attack(space, mechanism, epsilon=None, *, candidates=None, prior: str = "uniform",
                    samples_per_word: int = DEFAULT_SAMPLES_PER_WORD, runs: int | None = None, seed=0,
-                   close: int | None = None, progress: Progress | None = None) -> SampledAttack:
+                   close: int | None = None, rule: str = "auto", progress: Progress | None = None) -> SampledAttack:
     """A sampled attack (`SampledAttack`) on any mechanism at ε (None: its own): the rule fitted
-    on ``samples_per_word`` outputs per candidate (`fit_count_rule`), scored on ``runs`` fresh runs
-    (default: as many as the fitting samples) with inputs drawn from the prior. Draws:
+    on ``samples_per_word`` outputs per candidate (`fit_rule` with ``rule``), scored on ``runs``
+    fresh runs (default `default_runs`: as many as the fitting samples, at least `DEFAULT_RUNS`) with inputs
+    drawn from the prior. Draws:
     ``child_rng(seed, "word-attack", part, mechanism name, ε)``, part "fit" or "score".
     ``progress(fraction, message)``."""
     mechanism = resolve_mechanism(mechanism)
     eps = float(_epsilons(mechanism, None if epsilon is None else [epsilon])[0])
     cand = _candidates(space, candidates, prior)
     m = check_positive_int(samples_per_word, "samples_per_word", minimum=1, maximum=10_000)
-    runs = cand.count * m if runs is None else check_positive_int(runs, "runs", minimum=1, maximum=10_000_000)
+    runs = default_runs(cand.count, m) if runs is None else check_positive_int(runs, "runs", minimum=1,
+                                                                                maximum=10_000_000)
     close = _close(space, close)
     seed = check_seed(seed)
+    if rule not in RULES:
+        raise ValueError(f"rule must be one of {', '.join(RULES)}, got {shown(rule)}.")
     report = progress or (lambda fraction, message: None)
     v = len(space)
-    report(0.0, f"{mechanism.label}: {cand.count * m:,} fitting outputs")
+    # the fitting samples and the fresh runs in one search (one pass over the vocabulary), each part
+    # from its own stream as before: the outputs of `sample_many` depend on its rows, ε and generator only
+    report(0.0, f"{mechanism.label}: {cand.count * m:,} fitting outputs and {runs:,} fresh runs")
     fit_inputs = np.repeat(cand.rows, m)
-    fit_outputs = mechanism.sample_many(space, fit_inputs, eps,
-                                        child_rng(seed, "word-attack", "fit", mechanism.name, eps))
-    rule = fit_count_rule(cand, fit_inputs, fit_outputs, v, m)
-    in_sample, in_sample_se = _weighted_hits(cand, rule, fit_inputs, fit_outputs, m)
-    report(0.5, f"{mechanism.label}: {runs:,} fresh runs")
+    fit_rng = child_rng(seed, "word-attack", "fit", mechanism.name, eps)
     rng = child_rng(seed, "word-attack", "score", mechanism.name, eps)
     inputs = rng.choice(cand.count, size=runs, p=cand.prior)
-    outputs = mechanism.sample_many(space, inputs, eps, rng)
-    table = close_neighbours(space, cand.count, close)
-    closes = int((table[inputs, 1:] == outputs[:, None]).any(axis=1).sum())
+    both = mechanism.sample_groups(space, np.concatenate([fit_inputs, inputs]), eps, [fit_rng, rng],
+                                   [fit_inputs.size, runs])
+    fit_outputs, outputs = both[:fit_inputs.size], both[fit_inputs.size:]
+    report(0.9, f"{mechanism.label}: fitting the rule")
+    fitted = fit_rule(space, cand, fit_inputs, fit_outputs, m, eps, rule)
+    in_sample, in_sample_se = _weighted_hits(cand, fitted, fit_inputs, fit_outputs, m)
+    hits = int((fitted(outputs) == inputs).sum())
     report(1.0, f"{mechanism.label}: done")
-    return SampledAttack(mechanism.name, mechanism.label, eps, cand, m, runs, int((rule(outputs) == inputs).sum()),
-                         in_sample, in_sample_se, int((outputs == inputs).sum()), closes, seed,
-                         {"close": close, "vocabulary": v, "space": space.name}, rule)
+    return SampledAttack(mechanism.name, mechanism.label, eps, cand, m, runs, hits, in_sample, in_sample_se,
+                         int((outputs == inputs).sum()), seed, {"close": close, "vocabulary": v, "space": space.name},
+                         fitted, (space, inputs, outputs))
 
 
 # ----------------------------------------------------------------------------- the frontier
@@ -1406,10 +1596,12 @@ def _sampling_kernel(space, mechanism, timed: bool) -> float:
 
 def attack_seconds(space, mechanisms, epsilons, *, candidates=None, prior: str = "uniform",
                    samples_per_word: int = DEFAULT_SAMPLES_PER_WORD, runs: int | None = None,
-                   close: int | None = None, bound: bool = True, timed: bool = True) -> float:
+                   close: int | None = None, bound: bool = True, utility: bool = True, timed: bool = True) -> float:
     """Estimated seconds of the attacks on ``mechanisms`` (one, or a list) at ``epsilons`` over the
     candidates — `attacker_view` (one ε), `attack_curve` or `attack_frontier` — with the bounds when
-    ``bound``. Same checks and errors as the work itself. The model counts the work in kernels, each
+    ``bound``, and with the sampled attacks' close-neighbour share (`SampledAttack.close`, which
+    builds the close table when first read: `attack_curve`, `attack_frontier` and ``to_dict`` read it,
+    the attacker's view on a page need not) when ``utility``. Same checks and errors as the work itself. The model counts the work in kernels, each
     costing about V (the vocabulary) per unit, in nanoseconds per unit and per vocabulary word — the
     word-level cost model's kernel costs (`privlib.words.kernel_costs`): fixed by
     `privlib.words.kernel_costs.KERNEL_NANOSECONDS_VARIABLE` when set; else, without ``timed``, the stored
@@ -1420,7 +1612,9 @@ def attack_seconds(space, mechanisms, epsilons, *, candidates=None, prior: str =
     * an exact mechanism: N distance rows, plus N·E laws (N candidates, E epsilons); CusText: its
       groups (the stored "custext-groups" cost per vocabulary word, never timed) and N distance rows
       (the close table);
-    * a sampled mechanism: E·(N·m + runs) outputs (m samples per word), plus N distance rows;
+    * a sampled mechanism: E·(N·m + runs) outputs (m samples per word) and the rule's N distances for each
+      (the stored "distance-rule" cost per output and candidate), plus with ``utility`` the close table
+      (the stored "close-table" cost per candidate and vocabulary word; never timed: its method depends on V);
     * the bounds: E·N² kernel values and N² distances (units of SanText's law kernel per word).
 
     An upper estimate where caches (the close table, CusText's groups) already exist."""
@@ -1432,7 +1626,8 @@ def attack_seconds(space, mechanisms, epsilons, *, candidates=None, prior: str =
     cand = _candidates(space, candidates, prior)
     _close(space, close)
     m = check_positive_int(samples_per_word, "samples_per_word", minimum=1, maximum=10_000)
-    runs = cand.count * m if runs is None else check_positive_int(runs, "runs", minimum=1, maximum=10_000_000)
+    runs = default_runs(cand.count, m) if runs is None else check_positive_int(runs, "runs", minimum=1,
+                                                                                maximum=10_000_000)
     v, n = len(space), cand.count
     rows = n * v * _distance_kernel(space, timed)
     total = 0.0
@@ -1445,7 +1640,10 @@ def attack_seconds(space, mechanisms, epsilons, *, candidates=None, prior: str =
             total += rows + n * v * eps.size * _law_kernel(space, mechanism, timed)
         else:
             per_output = _sampling_kernel(space, mechanism, timed)
-            total += rows + eps.size * (n * m + runs) * v * per_output
+            per_guess = untimed_nanoseconds(STORED_KERNEL_NANOSECONDS["distance-rule"]) * 1e-9
+            total += eps.size * (n * m + runs) * (v * per_output + n * per_guess)
+            if utility:
+                total += n * v * untimed_nanoseconds(STORED_KERNEL_NANOSECONDS["close-table"]) * 1e-9
     if bound:
         total += (eps.size + 1) * n * n * _law_kernel(space, SanText.family(), timed)
     return float(total)
@@ -1456,9 +1654,13 @@ __all__ = [
     "CALIBRATION_WORDS",
     "DEFAULT_CANDIDATES",
     "DEFAULT_PAIR_SAMPLES",
+    "DEFAULT_RUNS",
     "DEFAULT_SAMPLES_PER_WORD",
     "DEFAULT_TARGET",
-    "EXACT_MECHANISMS", "FRONTIER_BOUNDS",
+    "DISTANCE_BLOCK_BYTES",
+    "DISTANCE_SCALES",
+    "EXACT_MECHANISMS",
+    "FRONTIER_BOUNDS",
     "GUARANTEE_KINDS",
     "INTERVAL_Z",
     "KEPT_DISTANCES_MAX",
@@ -1468,6 +1670,7 @@ __all__ = [
     "PROBE_OUTPUTS",
     "PROBE_ROWS",
     "PROBE_SECONDS",
+    "RULES",
     "SHRINKAGES",
     "VIEW_EPSILONS",
     "AttackFrontier",
@@ -1476,6 +1679,7 @@ __all__ = [
     "CandidateGuarantee",
     "Candidates",
     "CountRule",
+    "DistanceRule",
     "EpsilonTarget",
     "PairROC",
     "PairTradeoff",
@@ -1491,7 +1695,9 @@ __all__ = [
     "candidate_guarantee",
     "check_custext_candidates",
     "close_neighbours",
+    "default_runs",
     "fit_count_rule",
+    "fit_rule",
     "guarantee_bound",
     "largest_epsilon_under",
     "mechanism_bound",

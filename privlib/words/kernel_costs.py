@@ -37,7 +37,12 @@ KERNEL_NANOSECONDS_VARIABLE = "PRIVLIB_KERNEL_NANOSECONDS"
 #: - "law": one candidate's exact output law at one ε over the vocabulary (the exact attacks and the
 #:   bounds), by mechanism name (SanText, SanText+, TEM);
 #: - "custext-groups": building CusText's groups, per vocabulary word (one unit: ~9 s for all
-#:   400,000 GloVe words; never timed, since a timing would build the groups).
+#:   400,000 GloVe words; never timed, since a timing would build the groups);
+#: - "close-table": the sampled attack's close-neighbour table, per candidate and vocabulary word
+#:   (`privlib.words.neighbours.neighbour_order_prefixes`' certified float32 route; never timed: a probe
+#:   on the calibration words would not measure the route of a large vocabulary);
+#: - "distance-rule": the sampled attack's distance rule, per output and per candidate (not per
+#:   vocabulary word: its distances are to the N candidates).
 #:
 #: How they were obtained: `privlib.words.cost.kernel_nanoseconds` on GloVe 6B 50d on the reference
 #: machine (a 2-core Xeon) gave each sampling and ranking kernel's cost relative to the multivariate
@@ -49,7 +54,10 @@ KERNEL_NANOSECONDS_VARIABLE = "PRIVLIB_KERNEL_NANOSECONDS"
 #: distances and law together ~25 ns per candidate and word when quiet) and its CPU time on a
 #: 20,000-word vocabulary at one and at four ε (1.3–1.7 s, 2.0–3.8 s; most of it the distance pass
 #: with its nearest K, the three laws within 30 % of each other), likewise doubled for a shared machine:
-#: distances 30, each law 20. Every mechanism of the registry has a sampling cost and every exact dense
+#: distances 30, each law 20. The close table (2,000 candidates): 2.9–3.7 s CPU on all 400,000 GloVe words,
+#: 0.75 s on 50,000, 0.54 s on 20,000 (3.6–13.5 ns per candidate and word, a fixed part weighing on small
+#: vocabularies): 8. The distance rule: 0.5–0.6 s CPU for 6,000 outputs over 2,000 candidates on a loaded
+#: machine (~45 ns per output and candidate with six β, fewer with one): 20. Every mechanism of the registry has a sampling cost and every exact dense
 #: law a law cost (tests/words/test_cost_stored.py, tests/words/test_attacks_page.py).
 STORED_KERNEL_NANOSECONDS = {
     "sampling": {
@@ -70,6 +78,8 @@ STORED_KERNEL_NANOSECONDS = {
         "tem": 20.0,
     },
     "custext-groups": 25_000.0,
+    "close-table": 8.0,
+    "distance-rule": 20.0,
 }
 #: The epsilons the stored sampling costs were measured at (the Neighbour ranks page's curve).
 STORED_EPSILONS = (0.5, 1, 2, 3, 5, 7, 10, 15, 20, 30, 50, 100)

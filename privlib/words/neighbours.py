@@ -407,6 +407,8 @@ def _certified_prefix_block(space, rows, lengths, owner, cand, p64, margin, pair
     ``rows[owner[j]]`` (``owner`` non-decreasing, each owner with at least lengths + 1 candidates);
     one list entry per distinct owner, in order. The float64 distances are computed ``pairs``
     (owner, candidate) pairs at a time."""
+    if owner.size == 0:  # every row took the whole-score-row route (a prefix of most of a small vocabulary)
+        return []
     d = np.empty(cand.size)
     for s in range(0, cand.size, pairs):
         o, x = owner[s:s + pairs], cand[s:s + pairs]

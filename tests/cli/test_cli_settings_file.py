@@ -65,7 +65,7 @@ def test_a_typed_epsilon_keeps_the_files_delta_and_a_typed_delta_beside_mu_is_re
 def parsed(command: str, path: str, *typed: str):
     """The options ``command`` parses from the file at ``path`` and the ``typed`` ones (no run)."""
     parser = build_parser()
-    apply_settings_file(path, command, parser.command_parsers[command])
+    apply_settings_file(path, command, parser.command_parsers[command], ["--settings", path, *typed])
     return parser.parse_args([command, "--settings", path, *typed])
 
 

@@ -43,6 +43,14 @@ def test_a_sampled_attack_is_the_librarys_for_the_same_seed(space):
     assert other["attack"]["in_sample"] != out["attack"]["in_sample"] or other["success"] != out["success"]
 
 
+def test_the_sampled_attacks_defaults_are_the_librarys(space):
+    # the page calls attacker_view with the library's defaults (samples per word, runs): so does the command line
+    r = run_cli("word-attack", "--epsilon", "10", "--candidates", "200", "--seed", "2", "--close", "20", *SMALL, "--json")
+    assert r.code == 0, r.err
+    expected = attacker_view(space, MultivariateLaplace.family(), 10.0, candidates=200, seed=2, close=20)
+    assert r.json()["view"]["attack"] == expected.attack.to_dict()
+
+
 def test_success_against_epsilon_and_the_target(space):
     r = run_cli("word-attack", "--epsilon", "2", "--mechanism", "santext", "--candidates", "150", "--target", "0.3",
                 "--close", "20", *SMALL, "--json")

@@ -284,7 +284,11 @@ def test_the_estimate_with_fixed_kernel_costs_is_the_documented_count(glove_2000
     assert exact == pytest.approx(n * v * c + n * v * e * c + (e + 1) * n * n * c, rel=1e-12)
     sampled = attack_seconds(glove_2000, MultivariateLaplace.family(), [1, 2, 3], candidates=n, samples_per_word=5,
                              runs=700, bound=False)
-    assert sampled == pytest.approx(n * v * c + e * (n * 5 + 700) * v * c, rel=1e-12)
+    # the close table (n rows over v words) and, per ε, the outputs' searches (v each) and the rule's distances (n each)
+    assert sampled == pytest.approx(n * v * c + e * (n * 5 + 700) * (v + n) * c, rel=1e-12)
+    view = attack_seconds(glove_2000, MultivariateLaplace.family(), [1, 2, 3], candidates=n, samples_per_word=5,
+                          runs=700, bound=False, utility=False)  # no close-neighbour share: no close table
+    assert view == pytest.approx(e * (n * 5 + 700) * (v + n) * c, rel=1e-12)
     both = attack_seconds(glove_2000, [SanText.family(), MultivariateLaplace.family()], [1, 2, 3], candidates=n,
                           samples_per_word=5, runs=700)
     assert both == pytest.approx(exact + sampled, rel=1e-12)
@@ -314,7 +318,8 @@ def test_the_stored_estimate_times_nothing_and_counts_the_cost_models_kernels(gl
     """Without ``timed``, the same count as the timed estimate at the cost model's stored costs
     (`privlib.words.kernel_costs.STORED_KERNEL_NANOSECONDS`, nanoseconds per unit and per vocabulary word):
     the distance rows, the laws (SanText's for the bounds too), the sampling kernel of the cost model's
-    sweeps (``sample_many``), CusText's groups; nothing is timed."""
+    sweeps (``sample_many``), the sampled attack's distance rule and close table, CusText's groups; nothing
+    is timed."""
     stored = {name: value * 1e-9 if isinstance(value, float) else {k: v * 1e-9 for k, v in value.items()}
               for name, value in kernel_costs.STORED_KERNEL_NANOSECONDS.items()}
     v, n, e = len(glove_2000), 300, 3
@@ -325,8 +330,11 @@ def test_the_stored_estimate_times_nothing_and_counts_the_cost_models_kernels(gl
             rows + n * v * e * law + (e + 1) * n * n * stored["law"]["santext"], rel=1e-12)
     for name in ("multivariate-laplace", "postprocessing-fix", "mahalanobis", "vickrey"):
         sampling = stored["sampling"][name]
+        searches = e * (n * 5 + 700) * (v * sampling + n * stored["distance-rule"])
         assert attack_seconds(glove_2000, name, [1, 2, 3], candidates=n, samples_per_word=5, runs=700, bound=False,
-                              timed=False) == pytest.approx(rows + e * (n * 5 + 700) * v * sampling, rel=1e-12)
+                              timed=False) == pytest.approx(n * v * stored["close-table"] + searches, rel=1e-12)
+        assert attack_seconds(glove_2000, name, [1, 2, 3], candidates=n, samples_per_word=5, runs=700, bound=False,
+                              utility=False, timed=False) == pytest.approx(searches, rel=1e-12)
     assert attack_seconds(glove_2000, CusText.family(), [1, 2, 3], candidates=n, bound=False,
                           timed=False) == pytest.approx(v * stored["custext-groups"] + rows, rel=1e-12)
     with pytest.raises(AssertionError, match="timed"):  # (the timed estimate does time them)

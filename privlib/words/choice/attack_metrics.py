@@ -55,7 +55,7 @@ from privlib.words.mechanisms import resolve_mechanism
 class AttackSettings:
     """What the attack of an ε study runs on: the ``candidates`` most frequent words of the space
     with the ``prior`` ("uniform" or "zipf"), and for the sampled attack ``samples_per_word``
-    fitting outputs per candidate and ``runs`` fresh scoring runs (None: N·m)."""
+    fitting outputs per candidate and ``runs`` fresh scoring runs (None: max(N·m, 4,000))."""
 
     candidates: int = DEFAULT_CANDIDATES
     prior: str = "uniform"
