@@ -68,6 +68,12 @@ DEFAULT_SELECTION = 0.5
 #: different sizes, timed to separate a call's fixed cost from the cost per release; the rest is
 #: drawn in at most `RELEASE_CHUNKS` chunks (for progress).
 FIRST_CHUNKS, RELEASE_CHUNKS = (1, 4, 16), 20
+#: Releases of the timing probe drawn (and discarded) when the later chunks are much larger than the
+#: probes: on 4 and 16 releases a cheap mechanism's call is all fixed cost, and timing noise could give
+#: a cost per release of 0 (randomised response: 10⁹ releases per side were estimated at under 2 s).
+TIMING_PROBE = 4096
+#: The most bytes of releases an audit holds (both sides of every pair): above it, refused at once.
+MAX_RELEASE_BYTES = 4 * 2**30
 #: Thresholds tried per end of the score's range (geometrically spaced ranks, dense in the tails
 #: where the ε test lives) and in between (evenly spaced ranks).
 THRESHOLDS = 256
@@ -369,7 +375,10 @@ def _draw(release, pairs, releases, seed, progress, allow_long):
     (size s₁, t₁ seconds a call) bounds every later call of size s from below by t₁·min(1, s/s₁):
     when that alone is above the limit, the audit is refused at once. The second probe (s₂, t₂)
     gives b = (t₂ − t₁)/(s₂ − s₁), clipped to [0, t₁/s₁] (a >= 0), and a = t₁ − b·s₁, hence the
-    estimate, refused above the limit. Each probe's time is its quickest call."""
+    estimate, refused above the limit. Each probe's time is its quickest call. When the later chunks
+    are much larger than the probes, b is taken from a timing call of `TIMING_PROBE` releases instead
+    (its own random stream, its releases discarded: the audit's draws do not change). An audit whose
+    releases would take more than `MAX_RELEASE_BYTES` is refused after the first release."""
     sizes = _chunk_sizes(releases)
     calls = [(i, side) for i in range(len(pairs)) for side in (0, 1)]
     total = len(calls) * releases
@@ -393,6 +402,11 @@ def _draw(release, pairs, releases, seed, progress, allow_long):
 
     probes = len(FIRST_CHUNKS)
     seconds = [run(c) for c in range(min(2, len(sizes)))]
+    first = chunks[calls[0]][0]
+    held = len(calls) * releases * first.nbytes / max(first.shape[0], 1)
+    if held > MAX_RELEASE_BYTES:
+        raise ValueError(f"This audit would hold about {held / 2**30:,.1f} GiB of releases (at most "
+                         f"{MAX_RELEASE_BYTES / 2**30:g} GiB): use fewer releases.")
     if len(sizes) > 2:
         # a + b·s >= (a + b·s₁)·min(1, s/s₁): a lower bound on every later call from the first probe alone
         lower = len(calls) * sum(seconds[1] * min(1.0, s / sizes[1]) for s in sizes[2:])
@@ -404,6 +418,12 @@ def _draw(release, pairs, releases, seed, progress, allow_long):
         per_release = t1 / s1
         if len(sizes) > 2 and sizes[2] > s1:
             per_release = min(per_release, max(0.0, (seconds[2] - t1) / (sizes[2] - s1)))
+        if len(sizes) > probes and max(sizes[probes:]) > 4 * TIMING_PROBE:
+            # the later chunks dwarf the probes: time one call of TIMING_PROBE releases (its own stream, discarded)
+            # for the cost per release, which the probes' fixed cost hides
+            began = time.perf_counter()
+            _checked_outputs(release(pairs[0][0], child_rng(seed, "audit-timing"), TIMING_PROBE), TIMING_PROBE)
+            per_release = min(t1 / s1, max(0.0, (time.perf_counter() - began - t1) / (TIMING_PROBE - s1)))
         fixed = max(0.0, t1 - per_release * s1)
         estimate = time.perf_counter() - start + len(calls) * sum(fixed + per_release * s for s in sizes[probes:])
         _refuse_long(estimate, allow_long)

@@ -432,3 +432,47 @@ def test_many_distinct_discrete_outputs_fall_back_to_the_projection():
     result = audit(release, (x, x_prime), releases=RELEASES, seed=0, confidence=CONFIDENCE, claim=pure(epsilon))
     assert result.score == "the projection on the difference of the selection releases' means"
     assert 0.5 * epsilon <= result.epsilon <= epsilon
+
+
+class StepClock(FakeClock):
+    """A cheap mechanism whose small calls are all fixed cost: 1 ms a call up to 16 releases (the probes cannot
+    tell a cost per release), 1 ms + 1 µs a release above; a call of more than 10⁵ releases fails the test (the
+    audit should have been refused before drawing it)."""
+
+    def release(self, x, rng, size):
+        assert size <= 10**5, f"drew a chunk of {size:,} releases"
+        self.now += 0.001 + (0.0 if size <= 16 else 1e-6 * size)
+        self.calls += 1
+        return x + rng.standard_normal(size)
+
+
+def test_a_cheap_mechanisms_long_audit_is_refused_by_its_timing_probe(monkeypatch):
+    """10⁸ releases a side at 1 µs each take 200 s: refused at a 10 s limit (the probes alone gave a cost per
+    release of 0: randomised response's 10⁹ releases a side once ran out of memory instead)."""
+    monkeypatch.setenv(LONG_WORK_VARIABLE, "10")
+    clock = StepClock(fixed=0.0, per_release=0.0)
+    monkeypatch.setattr(audit_module, "time", clock)
+    with pytest.raises(ValueError, match=r"about 3 min .*allow_long=True"):
+        audit(clock.release, (0, 1), releases=10**8, seed=0)
+
+
+def test_the_timing_probe_leaves_the_audits_draws_unchanged(monkeypatch):
+    monkeypatch.setattr(audit_module, "TIMING_PROBE", 8)  # a probe: the later chunks (99) are over 4·8
+    probed = audit(laplace(1.0), (0, 1), releases=2_000, seed=3).to_dict()
+    monkeypatch.setattr(audit_module, "TIMING_PROBE", 10**9)  # never
+    plain = audit(laplace(1.0), (0, 1), releases=2_000, seed=3).to_dict()
+    for timing in ("seconds", "estimated_seconds"):
+        probed.pop(timing, None), plain.pop(timing, None)
+    assert probed == plain
+
+
+def test_an_audit_whose_releases_would_not_fit_in_memory_is_refused_at_once():
+    calls = []
+
+    def wide(x, rng, size):  # 8 kB a release: 10⁶ releases a side hold 16 GB
+        calls.append(size)
+        return np.full((size, 1000), float(x)) + rng.standard_normal((size, 1000))
+
+    with pytest.raises(ValueError, match=r"about 14.9 GiB of releases .*use fewer releases"):
+        audit(wide, (0, 1), releases=10**6, seed=0, allow_long=True)
+    assert max(calls) <= 4

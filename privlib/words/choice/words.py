@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from privlib.core.validation import check_positive_int, check_seed, fresh_seed
+from privlib.core.validation import check_positive_int, check_seed, fresh_seed, shown
 from privlib.words.text import MAX_CHARACTERS, NUMBER, WORD, SanitisePolicy, stop_words, tokenize, vocabulary_words
 
 WORDS, VOCABULARY = "words", "vocabulary"
@@ -70,9 +70,9 @@ class WordSet:
         if not words:
             if not unknown:
                 raise ValueError("There are no words in this input: paste a text or give a list of words.")
-            shown = ", ".join(repr(w) for w in unknown[:5])
+            listed = ", ".join(shown(w, 30) for w in unknown[:5])  # a long "word" is never repeated in full
             raise ValueError(f"None of the {len(unknown):,} distinct words is in the vocabulary of {space.name} "
-                             f"({shown}{', …' if len(unknown) > 5 else ''}): check the spelling or the embedding.")
+                             f"({listed}{', …' if len(unknown) > 5 else ''}): check the spelling or the embedding.")
         return cls(words, space.indices(words), WORDS, source, unknown)
 
     @classmethod
