@@ -71,3 +71,29 @@ def run_notebook(nb, folder, timeout: float = 900) -> tuple[str, list]:
     outputs = [output for cell in nb.cells for output in cell.get("outputs", [])]
     text = "".join(output.get("text", "") for output in outputs if output.get("output_type") == "stream")
     return text, [output for output in outputs if "application/vnd.plotly.v1+json" in output.get("data", {})]
+
+
+def run_script(text: str | bytes, folder, name: str = "exported.py", timeout: float = 900) -> str:
+    """Run ``text`` (an exported script) as ``folder/name`` with ``python`` in a fresh process, in ``folder``,
+    the checkout on its PYTHONPATH; what it printed (it must exit 0: else its error's end is shown)."""
+    import os
+    import subprocess
+    import sys
+
+    path = Path(folder) / name
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+    run = subprocess.run([sys.executable, str(path)], check=False, cwd=folder, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                         capture_output=True, text=True, timeout=timeout)
+    assert run.returncode == 0, run.stderr[-2000:]
+    return run.stdout
+
+
+def opened_by_link(page: str, link: dict, settings) -> tuple:
+    """`open_page` by a shared link, and the page's settings as read back from the link it writes (all usable)."""
+    at = open_page(page, link)
+    values, problems = settings.from_query(dict(at.query_params))
+    assert problems == []
+    return at, values

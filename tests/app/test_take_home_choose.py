@@ -5,14 +5,11 @@ the command line takes the settings file; the words typed on the page go into no
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import nbformat
 import pytest
-from apptest_take_home import open_page, page_numbers, record_downloads, run_cli, run_notebook
+from apptest_take_home import open_page, page_numbers, record_downloads, run_cli, run_notebook, run_script
 
 from privlib.analyses import script
 from privlib.analyses.choose_epsilon import SETTINGS, mechanism_specs, report, targets_of
@@ -89,13 +86,9 @@ def test_a_bad_link_value_is_named_and_the_page_still_opens():
 
 def test_the_exported_script_prints_the_pages_numbers(linked, tmp_path):
     at, values = linked
-    path = tmp_path / "choose_epsilon.py"
-    path.write_text(script("choose_epsilon", values), encoding="utf-8")
-    run = subprocess.run([sys.executable, str(path)], check=False, cwd=tmp_path, capture_output=True, text=True,
-                         env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=600)
-    assert run.returncode == 0, run.stderr[-2000:]
+    stdout = run_script(script("choose_epsilon", values), tmp_path, "choose_epsilon.py", timeout=600)
     expected = page_numbers(at)
-    assert read_numbers(run.stdout) == expected  # equal, not close: the same calls with the same seed
+    assert read_numbers(stdout) == expected  # equal, not close: the same calls with the same seed
     # per mechanism: the range, three answers and 3 ε × (two shares of utility and SE, two of keeping, attack, verdict)
     assert len(expected) == 2 * (2 + 3 + 3 * 6)
     assert isinstance(expected["tem, ε = 5, re-identified"], float)
@@ -183,12 +176,8 @@ def test_with_the_box_ticked_the_script_holds_the_words_and_prints_the_pages_num
     at.checkbox(key=BOX).check().run()
     assert not at.exception
     assert MARKER.encode() in files["choose_epsilon.py"] and MARKER.encode() in files["choose_epsilon-settings.json"]
-    path = tmp_path / "choose_epsilon.py"
-    path.write_bytes(files["choose_epsilon.py"])
-    run = subprocess.run([sys.executable, str(path)], check=False, cwd=tmp_path, capture_output=True, text=True,
-                         env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=600)
-    assert run.returncode == 0, run.stderr[-2000:]
-    assert read_numbers(run.stdout) == page_numbers(at)  # the same words: the same numbers
+    stdout = run_script(files["choose_epsilon.py"], tmp_path, "choose_epsilon.py", timeout=600)
+    assert read_numbers(stdout) == page_numbers(at)  # the same words: the same numbers
     settings, problems = SETTINGS.from_json(files["choose_epsilon-settings.json"])
     assert problems == [] and settings["text"] == TYPED
 

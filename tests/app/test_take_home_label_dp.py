@@ -5,14 +5,11 @@ the settings file."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import nbformat
 import pytest
-from apptest_take_home import open_page, page_numbers, run_cli, run_notebook
+from apptest_take_home import open_page, opened_by_link, page_numbers, run_cli, run_notebook, run_script
 
 from privlib.analyses import notebook, script
 from privlib.analyses.code import read_numbers
@@ -34,9 +31,7 @@ pytestmark = pytest.mark.slow  # Streamlit script runs, a subprocess and a noteb
 @pytest.fixture(scope="module")
 def linked():
     """The page opened by a shared link (`LINK`); its settings as read back from the link it writes."""
-    at = open_page(PAGE, LINK)
-    values, problems = SETTINGS.from_query(dict(at.query_params))
-    assert problems == []
+    at, values = opened_by_link(PAGE, LINK, SETTINGS)
     return at, values
 
 
@@ -74,13 +69,8 @@ def test_a_bad_link_value_is_named_and_the_page_still_opens():
 
 def test_the_exported_script_prints_the_pages_numbers(linked, tmp_path):
     at, values = linked
-    path = tmp_path / "label_dp.py"
-    path.write_text(script("label_dp", values), encoding="utf-8")
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    run = subprocess.run([sys.executable, str(path)], check=False, cwd=tmp_path, env=env, capture_output=True, text=True,
-                         timeout=600)
-    assert run.returncode == 0, run.stderr[-2000:]
-    printed = read_numbers(run.stdout)
+    stdout = run_script(script("label_dp", values), tmp_path, "label_dp.py", timeout=600)
+    printed = read_numbers(stdout)
     expected = page_numbers(at)
     assert printed == expected  # equal, not close: the same calls with the same seed
     # both modes' accuracy, the label diagnostics and RR's keep / flip probabilities (consensus: no X_U labels)

@@ -5,14 +5,11 @@ settings file."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import nbformat
 import pytest
-from apptest_take_home import open_page, page_numbers, run_cli, run_notebook
+from apptest_take_home import open_page, opened_by_link, page_numbers, run_cli, run_notebook, run_script
 
 from privlib.analyses import notebook, script
 from privlib.analyses.code import read_numbers
@@ -35,9 +32,7 @@ pytestmark = pytest.mark.slow  # each page run sweeps the n grid
 @pytest.fixture(scope="module")
 def linked():
     """The page opened by a shared link (`LINK`); its settings as read back from the link it writes."""
-    at = open_page(PAGE, LINK)
-    values, problems = SETTINGS.from_query(dict(at.query_params))
-    assert problems == []
+    at, values = opened_by_link(PAGE, LINK, SETTINGS)
     return at, values
 
 
@@ -73,7 +68,7 @@ def test_a_bad_link_value_is_named_and_the_page_still_opens():
 
 def test_the_exported_script_prints_the_pages_numbers(linked, tmp_path):
     at, values = linked
-    printed = run_script(values, tmp_path)
+    printed = printed_numbers(values, tmp_path)
     expected = page_numbers(at)
     assert printed == expected  # equal, not close: the same calls with the same seed
     # three methods × (accuracy mean, SD, excess risk) at n = 1,000 and the five calibration numbers
@@ -94,15 +89,10 @@ def test_the_exported_notebook_prints_the_pages_numbers(linked, tmp_path):
     assert [chart.key for chart in at.get("plotly_chart")][:6] == list(MAIN_CHARTS)
 
 
-def run_script(values, folder: Path) -> dict:
+def printed_numbers(values, folder: Path) -> dict:
     """The numbers the exported script prints, run in a fresh process in ``folder``."""
-    path = folder / "private_learning.py"
-    path.write_text(script("private_learning", values), encoding="utf-8")
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    run = subprocess.run([sys.executable, str(path)], check=False, cwd=folder, env=env, capture_output=True, text=True,
-                         timeout=600)
-    assert run.returncode == 0, run.stderr[-2000:]
-    return read_numbers(run.stdout)
+    stdout = run_script(script("private_learning", values), folder, "private_learning.py", timeout=600)
+    return read_numbers(stdout)
 
 
 def test_the_diabetes_export_sweeps_over_epsilon_and_prints_the_pages_numbers(tmp_path):
@@ -114,7 +104,7 @@ def test_the_diabetes_export_sweeps_over_epsilon_and_prints_the_pages_numbers(tm
     assert "result = sweep(dataset=dataset, mechanisms=methods, epsilons=SWEEP_EPSILONS" in text
     assert "n_sweep(dataset" not in text
     expected = page_numbers(at)
-    assert run_script(values, tmp_path) == expected
+    assert printed_numbers(values, tmp_path) == expected
     assert "input_safe at ε = 100.0, rmse mean" in expected and "obj_gauss at ε = 0.5, rmse SD" in expected
 
 

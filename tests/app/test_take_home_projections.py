@@ -5,14 +5,11 @@ settings file and computes the same sweep."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import nbformat
 import pytest
-from apptest_take_home import open_page, page_numbers, run_cli, run_notebook
+from apptest_take_home import open_page, opened_by_link, page_numbers, run_cli, run_notebook, run_script
 
 from privlib.analyses import notebook, script
 from privlib.analyses.code import read_numbers
@@ -35,9 +32,7 @@ pytestmark = pytest.mark.slow  # Streamlit script runs, a subprocess and a noteb
 @pytest.fixture(scope="module")
 def linked():
     """The page opened by a shared link (`LINK`); its settings as read back from the link it writes."""
-    at = open_page(PAGE, LINK)
-    values, problems = SETTINGS.from_query(dict(at.query_params))
-    assert problems == []
+    at, values = opened_by_link(PAGE, LINK, SETTINGS)
     return at, values
 
 
@@ -92,13 +87,8 @@ def test_a_setting_whose_widget_is_hidden_stays_in_the_link():
 
 def test_the_exported_script_prints_the_pages_numbers(linked, tmp_path):
     at, values = linked
-    path = tmp_path / "random_projections.py"
-    path.write_text(script("random_projections", values), encoding="utf-8")
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    run = subprocess.run([sys.executable, str(path)], check=False, cwd=tmp_path, env=env, capture_output=True, text=True,
-                         timeout=600)
-    assert run.returncode == 0, run.stderr[-2000:]
-    printed = read_numbers(run.stdout)
+    stdout = run_script(script("random_projections", values), tmp_path, "random_projections.py", timeout=600)
+    printed = read_numbers(stdout)
     expected = page_numbers(at)
     assert printed == expected  # equal, not close: the same calls with the same seed
     # the references, then per mechanism (3 DP, 2 iDP) at ε = 1.5 its precision and SD, its public numbers, and its
@@ -107,7 +97,7 @@ def test_the_exported_script_prints_the_pages_numbers(linked, tmp_path):
     assert expected["DP-SignOPORP-RR at ε = 1.5, ε per bit"] == 0.75  # ε/t, t = 2
     assert sum(name.endswith("precision@20 mean") for name in expected) == 5
     assert sum("recall@20 of the top 50" in name for name in expected) == 5
-    assert "guessing without the release gets 50 %" in run.stdout  # the attacker's view ran
+    assert "guessing without the release gets 50 %" in stdout  # the attacker's view ran
     charts = (tmp_path / "random-projections-charts.html").read_text(encoding="utf-8")
     assert charts.count('class="plotly-graph-div"') == 14  # every chart of the page's view
 

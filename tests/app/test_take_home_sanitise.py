@@ -5,13 +5,10 @@ through the link; the exported script prints the page's numbers when the text is
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from apptest_take_home import open_page, page_numbers, record_downloads, run_cli
+from apptest_take_home import open_page, page_numbers, record_downloads, run_cli, run_script
 
 from privlib.analyses.code import read_numbers
 from privlib.analyses.sanitise_text import SETTINGS
@@ -71,12 +68,8 @@ def test_with_the_box_ticked_the_script_prints_the_pages_numbers(typed, tmp_path
     at.checkbox(key=BOX).check().run()
     assert not at.exception
     assert MARKER.encode() in files["sanitise_text.py"] and MARKER.encode() in files["sanitise_text-settings.json"]
-    path = tmp_path / "sanitise_text.py"
-    path.write_bytes(files["sanitise_text.py"])
-    run = subprocess.run([sys.executable, str(path)], check=False, cwd=tmp_path, capture_output=True, text=True,
-                         env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=600)
-    assert run.returncode == 0, run.stderr[-2000:]
-    assert read_numbers(run.stdout) == page_numbers(at)  # equal: the same calls, seeds and text
+    stdout = run_script(files["sanitise_text.py"], tmp_path, "sanitise_text.py", timeout=600)
+    assert read_numbers(stdout) == page_numbers(at)  # equal: the same calls, seeds and text
     assert len(page_numbers(at)) == 10  # two mechanisms × (three fractions, tokens, budget)
     settings, problems = SETTINGS.from_json(files["sanitise_text-settings.json"])
     assert problems == [] and settings["text"] == TYPED

@@ -5,15 +5,20 @@ request on the page — finds what the page's audit finds; the `bounds` command 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import nbformat
 import numpy as np
 import pytest
-from apptest_take_home import open_page, page_numbers, record_downloads, run_cli, run_notebook
+from apptest_take_home import (
+    open_page,
+    opened_by_link,
+    page_numbers,
+    record_downloads,
+    run_cli,
+    run_notebook,
+    run_script,
+)
 
 from privlib.analyses import notebook, script
 from privlib.analyses.code import read_numbers
@@ -43,9 +48,7 @@ def linked(monkeypatch_module):
     """The page opened by a shared link (`LINK`); its settings as read back from the link it writes; the files it
     offered (name → bytes)."""
     files = record_downloads(monkeypatch_module)
-    at = open_page(PAGE, LINK)
-    values, problems = SETTINGS.from_query(dict(at.query_params))
-    assert problems == []
+    at, values = opened_by_link(PAGE, LINK, SETTINGS)
     return at, values, dict(files)
 
 
@@ -57,21 +60,15 @@ def gdp_linked():
     return at, values
 
 
-def run_script(values, folder) -> str:
+def printed_text(values, folder) -> str:
     """What the exported script at ``values`` prints, run with ``python`` in a fresh process in ``folder``."""
-    path = folder / "what_epsilon_means.py"
-    path.write_text(script("what_epsilon_means", values), encoding="utf-8")
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    run = subprocess.run([sys.executable, str(path)], check=False, cwd=folder, env=env, capture_output=True, text=True,
-                         timeout=600)
-    assert run.returncode == 0, run.stderr[-2000:]
-    return run.stdout
+    return run_script(script("what_epsilon_means", values), folder, "what_epsilon_means.py", timeout=600)
 
 
 @pytest.fixture(scope="module")
 def script_output(linked, tmp_path_factory):
     folder = tmp_path_factory.mktemp("script")
-    return run_script(linked[1], folder), folder
+    return printed_text(linked[1], folder), folder
 
 
 def test_a_link_sets_the_view_and_the_page_writes_it_back_unchanged(linked):
@@ -180,7 +177,7 @@ def test_the_exported_notebook_prints_the_pages_numbers(linked, tmp_path):
 
 def test_the_gdp_script_prints_the_pages_numbers(gdp_linked, tmp_path):
     at, values = gdp_linked
-    assert read_numbers(run_script(values, tmp_path)) == page_numbers(at)
+    assert read_numbers(printed_text(values, tmp_path)) == page_numbers(at)
 
 
 def test_the_script_holds_the_typed_guarantee_and_the_chosen_audit_only():

@@ -7,15 +7,20 @@ from __future__ import annotations
 
 import base64
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import nbformat
 import numpy as np
 import pytest
-from apptest_take_home import open_page, page_numbers, record_downloads, run_cli, run_notebook
+from apptest_take_home import (
+    open_page,
+    opened_by_link,
+    page_numbers,
+    record_downloads,
+    run_cli,
+    run_notebook,
+    run_script,
+)
 
 from privlib.analyses import notebook, script
 from privlib.analyses.code import read_numbers
@@ -41,9 +46,7 @@ def linked(monkeypatch_module):
     """The page opened by a shared link (`LINK`); its settings as read back from the link it writes; the files it
     offered (name → bytes)."""
     files = record_downloads(monkeypatch_module)
-    at = open_page(PAGE, LINK)
-    values, problems = SETTINGS.from_query(dict(at.query_params))
-    assert problems == []
+    at, values = opened_by_link(PAGE, LINK, SETTINGS)
     return at, values, dict(files)
 
 
@@ -102,13 +105,8 @@ def test_a_bad_link_value_is_named_and_the_page_still_opens():
 
 def test_the_exported_script_prints_the_pages_numbers(linked, tmp_path):
     at, values, _ = linked
-    path = tmp_path / "why_it_happens.py"
-    path.write_text(script("why_it_happens", values), encoding="utf-8")
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    run = subprocess.run([sys.executable, str(path)], check=False, cwd=tmp_path, env=env, capture_output=True, text=True,
-                         timeout=900)
-    assert run.returncode == 0, run.stderr[-2000:]
-    printed = read_numbers(run.stdout)
+    stdout = run_script(script("why_it_happens", values), tmp_path, "why_it_happens.py", timeout=900)
+    printed = read_numbers(stdout)
     expected = page_numbers(at)
     assert printed == expected  # equal, not close: the same calls with the same seed
     assert len(expected) == 1 + 3 * 4 + 1 + 3 + 3 + 3  # Table 2, the word's neighbours and z, Fig. 6's sentence
